@@ -1,0 +1,163 @@
+/* game.h -- the seam between the referee and a game.
+ *
+ * A game module is one `maat_rules` table of functions.  The referee, the
+ * ladder and the bot SDK drive every game through this table only, so a new
+ * game is a new table plus one line in the registry (game.c).
+ *
+ * The model: a turn-based game with chance and hidden information.
+ *  - All chance is drawn from the game's own PRNG (maat_rng), seeded at
+ *    creation; the state carries the PRNG, so copies replay identically.
+ *  - At every point exactly one seat owes exactly one decision, or the game
+ *    is over.  A decision has a game-specific kind (e.g. "god", "build").
+ *  - An action is a small fixed-size value (maat_action); the module defines
+ *    what its fields mean and how it looks on the wire (msgpack).
+ *  - What a seat may see is the module's business: it encodes a per-seat
+ *    observation, and every state change emits events, each tagged with the
+ *    set of seats allowed to see it.
+ *
+ * Ownership and lifetimes:
+ *  - maat_setup: the loaded, validated components and options of a game
+ *    (e.g. the deck).  Immutable once made; shared read-only by every game
+ *    created from it; must outlive them.  Destroy with rules->setup_destroy.
+ *  - maat_game: one game state, owned by the caller; destroy with
+ *    rules->destroy(&g), which sets g to NULL.  copy() returns an
+ *    independent state sharing the same setup.
+ *  - No function keeps a pointer to caller memory after it returns, and no
+ *    module has global mutable state: any number of games may live in one
+ *    process and be used from different threads (one thread per game).
+ */
+#ifndef MAAT_GAME_H
+#define MAAT_GAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <msgpack.h>
+
+#include "maat/error.h"
+#include "maat/rng.h"
+
+#define MAAT_MAX_SEATS 8
+#define MAAT_ACTION_ARGS 7
+#define MAAT_EVENT_ARGS 6
+#define MAAT_MAX_SCORE_PARTS 8
+#define MAAT_MAX_OPTIONS 16
+
+typedef struct maat_setup maat_setup; /* opaque, per module */
+typedef struct maat_game maat_game;   /* opaque, per module */
+
+/* An action: `kind` is the decision kind it answers; args are per module. */
+typedef struct maat_action {
+    int32_t kind;
+    int32_t arg[MAAT_ACTION_ARGS];
+} maat_action;
+
+/* Whose decision it is.  seat is -1 when the game is over. */
+typedef struct maat_decision {
+    int seat;
+    int kind;
+} maat_decision;
+
+/* One state change.  visible_to is a bit mask of seats allowed to see it
+ * (bit i = seat i); MAAT_ALL_SEATS means public. */
+#define MAAT_ALL_SEATS 0xffffffffu
+typedef struct maat_event {
+    uint32_t visible_to;
+    int16_t kind;
+    int16_t seat;
+    int32_t arg[MAAT_EVENT_ARGS];
+} maat_event;
+
+/* A growable list of events, owned by the caller.  Modules append to it. */
+typedef struct maat_events {
+    maat_event *items;
+    size_t count, cap;
+} maat_events;
+
+/* Per-seat result: total, the parts it is the sum of (names in
+ * rules->score_parts), and the rank (1 = best; tied totals share a rank). */
+typedef struct maat_score {
+    int total;
+    int rank;
+    int part[MAAT_MAX_SCORE_PARTS];
+} maat_score;
+
+/* Options as key=value strings (e.g. "deck" -> a file path).  A module
+ * refuses a key it does not know, naming it. */
+typedef struct maat_options {
+    int count;
+    const char *key[MAAT_MAX_OPTIONS];
+    const char *value[MAAT_MAX_OPTIONS];
+} maat_options;
+
+typedef struct maat_rules {
+    const char *name;          /* "pyramids" */
+    const char *rules_version; /* bumped whenever a rule changes outcomes */
+    int min_seats, max_seats;
+    const char *const *decision_names; /* indexed by decision kind */
+    int n_decision_kinds;
+    const char *const *event_names; /* indexed by event kind */
+    int n_event_kinds;
+    const char *const *score_parts; /* names of maat_score.part[] */
+    int n_score_parts;
+
+    /* Load and validate components and options.  NULL + err on failure. */
+    maat_setup *(*setup_new)(const maat_options *opt, maat_error *err);
+    void (*setup_destroy)(maat_setup **s);
+    /* Encode the public description of the components (e.g. the deck's
+     * card faces, never their order), for the hello exchange. */
+    int (*setup_encode)(const maat_setup *s, msgpack_packer *pk);
+
+    /* A new game.  Chance is drawn from `seed`.  Events of the deal are
+     * appended to ev (may be NULL).  NULL + err on a bad seat count. */
+    maat_game *(*game_new)(const maat_setup *s, uint64_t seed, int seats,
+                           maat_events *ev, maat_error *err);
+    void (*destroy)(maat_game **g);
+    maat_game *(*copy)(const maat_game *g);
+    int (*seats)(const maat_game *g);
+
+    maat_decision (*decision)(const maat_game *g);
+    int (*is_over)(const maat_game *g);
+
+    /* Write up to cap legal actions for the current decision; returns the
+     * total number (which may exceed cap), 0 when the game is over. */
+    int (*legal_actions)(const maat_game *g, maat_action *out, int cap);
+    /* Check `a` and apply it.  On an illegal action: MAAT_EILLEGAL, a
+     * message saying why, and the state is untouched. */
+    int (*apply)(maat_game *g, const maat_action *a, maat_events *ev,
+                 maat_error *err);
+
+    /* Scores and ranks; valid once is_over(), provisional before. */
+    void (*scores)(const maat_game *g, maat_score *out);
+
+    /* Everything `seat` may see now, as one msgpack map.  Once the game is
+     * over everything is revealed to everyone. */
+    int (*encode_observation)(const maat_game *g, int seat,
+                              msgpack_packer *pk);
+    int (*encode_event)(const maat_game *g, const maat_event *e,
+                        msgpack_packer *pk);
+    int (*encode_action)(const maat_game *g, const maat_action *a,
+                         msgpack_packer *pk);
+    /* Structural decode of an action (types, ranges); legality is apply's
+     * job.  MAAT_EDECODE + a message naming the field on failure. */
+    int (*decode_action)(const maat_game *g, const msgpack_object *o,
+                         maat_action *a, maat_error *err);
+} maat_rules;
+
+/* The registry of built-in games. */
+const maat_rules *maat_rules_find(const char *name);
+const maat_rules *const *maat_rules_all(int *count);
+
+/* Events list helpers. */
+int maat_events_push(maat_events *ev, const maat_event *e);
+void maat_events_clear(maat_events *ev);
+void maat_events_free(maat_events *ev);
+
+/* Ranks from totals: rank = 1 + number of seats with a strictly higher
+ * total, so ties share a place (1,1,3). */
+void maat_rank_scores(maat_score *s, int seats);
+
+/* Options helpers: the value of `key` or NULL. */
+const char *maat_options_get(const maat_options *o, const char *key);
+int maat_options_set(maat_options *o, const char *key, const char *value);
+
+#endif

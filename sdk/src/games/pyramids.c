@@ -1,0 +1,556 @@
+/* pyramids.c -- the rules of Pyramids: setup, the order of decisions,
+ * legal actions and applying them.  Scoring is in pyramids_score.c, the
+ * msgpack side in pyramids_wire.c, the deck file in pyramids_deck.c.
+ *
+ * A round runs as a small state machine over st->phase:
+ *   GOD   seats from the first player clockwise take a tile;
+ *   PAIR  the holder of the lowest untreated tile takes a quarry pair ...
+ *   BUILD ... and builds at once (pyramid + what its tile allows);
+ *   KEEP  from the first player clockwise, each seat with 2+ cards keeps one.
+ * Every state change emits events (maat_event) tagged with who may see
+ * them; the referee forwards them, the state itself never leaves here. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyramids_internal.h"
+
+const char *const maat_pyr_god_names[6] = {"", "Horus", "Anubis", "Khepri",
+                                           "Sekhmet", "Thoth"};
+
+static const char *const decision_names[] = {"god", "pair", "build", "keep"};
+static const char *const event_names[] = {
+    "deal", "round", "quarry", "god", "pair", "pyramid",
+    "obelisk", "tomb", "discard", "keep", "end"};
+static const char *const score_parts[] = {
+    "groups", "largest", "bonus", "obelisk", "tomb", "glyphs"};
+
+/* ---- events --------------------------------------------------------- */
+
+static void emit(maat_events *ev, uint32_t to, int kind, int seat, int a0,
+                 int a1, int a2)
+{
+    maat_event e = {to, (int16_t)kind, (int16_t)seat, {a0, a1, a2, 0, 0, 0}};
+    maat_events_push(ev, &e);
+}
+
+#define PUBLIC MAAT_ALL_SEATS
+#define ONLY(seat) (1u << (seat))
+
+/* ---- setup ---------------------------------------------------------- */
+
+static maat_setup *setup_new(const maat_options *opt, maat_error *err)
+{
+    static const char *const known[] = {"deck"};
+    for (int i = 0; opt && i < opt->count; i++) {
+        int ok = 0;
+        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
+            ok |= strcmp(opt->key[i], known[k]) == 0;
+        if (!ok) {
+            maat_error_set(err, MAAT_EINVAL,
+                           "pyramids: unknown option '%s' (known: deck)",
+                           opt->key[i]);
+            return NULL;
+        }
+    }
+    maat_setup *s = calloc(1, sizeof *s);
+    if (!s) {
+        maat_error_set(err, MAAT_ENOMEM, "pyramids: out of memory");
+        return NULL;
+    }
+    const char *path = maat_options_get(opt, "deck");
+    int rc;
+    if (path) {
+        rc = maat_pyr_deck_load(&s->deck, path, err);
+        snprintf(s->deck_name, sizeof s->deck_name, "%s", path);
+    } else {
+        size_t len;
+        const char *text = maat_pyr_reference_deck_text(&len);
+        rc = maat_pyr_deck_parse(&s->deck, text, len, "pyramids-deck.txt",
+                                 err);
+        snprintf(s->deck_name, sizeof s->deck_name, "reference");
+    }
+    if (rc) {
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+static void setup_destroy(maat_setup **s)
+{
+    if (s && *s) {
+        free(*s);
+        *s = NULL;
+    }
+}
+
+/* ---- round flow ----------------------------------------------------- */
+
+static int deal_card(maat_pyr_state *st)
+{
+    /* 1 + 10 rounds x 2 cards per seat = 21 per seat; 5 seats use all 105 */
+    return st->order[st->deck_pos++];
+}
+
+static void start_round(maat_pyr_state *st, maat_events *ev)
+{
+    emit(ev, PUBLIC, MAAT_PYR_EV_ROUND, -1, st->round, st->first,
+         st->set_aside);
+    for (int i = 0; i < st->seats; i++) {
+        st->quarry[i][0] = (int8_t)deal_card(st);
+        st->quarry[i][1] = (int8_t)deal_card(st);
+        emit(ev, PUBLIC, MAAT_PYR_EV_QUARRY, -1, i, st->quarry[i][0],
+             st->quarry[i][1]);
+    }
+    memset(st->tile_owner, -1, sizeof st->tile_owner);
+    for (int i = 0; i < st->seats; i++)
+        st->seat[i].god = 0;
+    st->phase = MAAT_PYR_GOD;
+    st->cursor = 0;
+    st->to_move = st->first;
+}
+
+static void end_game(maat_pyr_state *st, maat_events *ev)
+{
+    for (int i = 0; i < st->seats; i++) {
+        maat_pyr_seat *s = &st->seat[i];
+        for (int k = 0; k < s->hand_n; k++) {
+            st->discard[st->discard_n++] = s->hand[k];
+            emit(ev, PUBLIC, MAAT_PYR_EV_DISCARD, i, s->hand[k], 0, 0);
+        }
+        s->hand_n = 0;
+    }
+    st->phase = MAAT_PYR_OVER;
+    st->to_move = -1;
+    emit(ev, PUBLIC, MAAT_PYR_EV_END, -1, 0, 0, 0);
+}
+
+/* Next seat (from the first player clockwise, from st->cursor on) that
+ * must keep one card; else the next round starts. */
+static void next_keep(maat_pyr_state *st, maat_events *ev)
+{
+    for (; st->cursor < st->seats; st->cursor++) {
+        int seat = (st->first + st->cursor) % st->seats;
+        if (st->seat[seat].hand_n > 1) {
+            st->phase = MAAT_PYR_KEEP;
+            st->to_move = seat;
+            return;
+        }
+    }
+    st->first = (st->first + 1) % st->seats;
+    st->round++;
+    start_round(st, ev);
+}
+
+static void end_round(maat_pyr_state *st, maat_events *ev)
+{
+    if (st->round == MAAT_PYR_ROUNDS) {
+        end_game(st, ev);
+        return;
+    }
+    if (st->seats == 2)
+        st->set_aside = (uint8_t)(st->set_aside % 4 + 1);
+    st->cursor = 0;
+    next_keep(st, ev);
+}
+
+/* The holder of the lowest tile above st->cursor takes a pair next. */
+static void next_pair(maat_pyr_state *st, maat_events *ev)
+{
+    for (int t = st->cursor + 1; t <= 5; t++)
+        if (st->tile_owner[t] >= 0) {
+            st->cursor = t;
+            st->phase = MAAT_PYR_PAIR;
+            st->to_move = st->tile_owner[t];
+            return;
+        }
+    end_round(st, ev);
+}
+
+int pyr_tile_available(const maat_pyr_state *st, int tile)
+{
+    return tile >= 1 && tile <= pyr_tiles(st->seats) &&
+           tile != st->set_aside && st->tile_owner[tile] < 0;
+}
+
+/* ---- the pyramid ---------------------------------------------------- */
+
+static int cell(const maat_pyr_seat *s, int stage, int pos)
+{
+    int i = pos + MAAT_PYR_POS_OFFSET;
+    if (stage < 0 || stage >= MAAT_PYR_STAGES || i < 0 ||
+        i >= MAAT_PYR_POSITIONS)
+        return -1;
+    return s->grid[stage][i];
+}
+
+int maat_pyr_spots(const maat_pyr_seat *s, int spot[][2], int cap)
+{
+    int n = 0;
+    if (s->pyramid_n == 0) {
+        if (cap > 0) {
+            spot[0][0] = 0;
+            spot[0][1] = 0;
+        }
+        return 1;
+    }
+    int lo = 99, hi = -99, base = 0;
+    for (int p = -MAAT_PYR_POS_OFFSET; p <= MAAT_PYR_POS_OFFSET; p++)
+        if (cell(s, 0, p) >= 0) {
+            base++;
+            lo = p < lo ? p : lo;
+            hi = p > hi ? p : hi;
+        }
+    if (base < 4) {
+        if (n < cap) { spot[n][0] = 0; spot[n][1] = lo - 1; }
+        n++;
+        if (n < cap) { spot[n][0] = 0; spot[n][1] = hi + 1; }
+        n++;
+    }
+    for (int stage = 1; stage < MAAT_PYR_STAGES; stage++)
+        for (int p = -MAAT_PYR_POS_OFFSET; p <= MAAT_PYR_POS_OFFSET - stage;
+             p++)
+            if (cell(s, stage, p) < 0 && cell(s, stage - 1, p) >= 0 &&
+                cell(s, stage - 1, p + 1) >= 0) {
+                if (n < cap) { spot[n][0] = stage; spot[n][1] = p; }
+                n++;
+            }
+    return n;
+}
+
+static int spot_is_legal(const maat_pyr_seat *s, int stage, int pos)
+{
+    int spot[16][2];
+    int n = maat_pyr_spots(s, spot, 16);
+    for (int i = 0; i < n; i++)
+        if (spot[i][0] == stage && spot[i][1] == pos)
+            return 1;
+    return 0;
+}
+
+static int hand_index(const maat_pyr_seat *s, int card)
+{
+    for (int i = 0; i < s->hand_n; i++)
+        if (s->hand[i] == card)
+            return i;
+    return -1;
+}
+
+static void hand_remove(maat_pyr_seat *s, int card)
+{
+    int i = hand_index(s, card);
+    memmove(&s->hand[i], &s->hand[i + 1], (size_t)(s->hand_n - i - 1));
+    s->hand_n--;
+}
+
+/* ---- the interface -------------------------------------------------- */
+
+static maat_game *game_new(const maat_setup *setup, uint64_t seed, int seats,
+                           maat_events *ev, maat_error *err)
+{
+    if (seats < 2 || seats > MAAT_PYR_MAX_SEATS) {
+        maat_error_set(err, MAAT_EINVAL,
+                       "pyramids is for 2 to 5 seats, not %d", seats);
+        return NULL;
+    }
+    maat_game *g = calloc(1, sizeof *g);
+    if (!g) {
+        maat_error_set(err, MAAT_ENOMEM, "pyramids: out of memory");
+        return NULL;
+    }
+    maat_pyr_state *st = &g->st;
+    st->deck = &setup->deck;
+    st->seats = seats;
+    memset(st->seat, -1, sizeof st->seat);
+    for (int i = 0; i < MAAT_PYR_MAX_SEATS; i++) {
+        st->seat[i].pyramid_n = st->seat[i].hand_n = 0;
+        st->seat[i].obelisk_n = st->seat[i].tomb_n = st->seat[i].god = 0;
+    }
+    maat_rng_seed(&st->rng, seed);
+    for (int i = 0; i < MAAT_PYR_CARDS; i++)
+        st->order[i] = (uint8_t)i;
+    maat_rng_shuffle_u8(&st->rng, st->order, MAAT_PYR_CARDS);
+    for (int i = 0; i < seats; i++) {
+        int c = deal_card(st);
+        st->seat[i].hand[st->seat[i].hand_n++] = (uint8_t)c;
+        emit(ev, ONLY(i), MAAT_PYR_EV_DEAL, i, c, 0, 0);
+    }
+    if (seats == 2)
+        st->set_aside = (uint8_t)(1 + maat_rng_below(&st->rng, 4));
+    st->round = 1;
+    st->first = 0;
+    start_round(st, ev);
+    return g;
+}
+
+static void destroy(maat_game **g)
+{
+    if (g && *g) {
+        free(*g);
+        *g = NULL;
+    }
+}
+
+static maat_game *copy(const maat_game *g)
+{
+    maat_game *c = malloc(sizeof *c);
+    if (c)
+        *c = *g;
+    return c;
+}
+
+static int seats_of(const maat_game *g)
+{
+    return g->st.seats;
+}
+
+static maat_decision decision(const maat_game *g)
+{
+    maat_decision d = {g->st.to_move, g->st.phase};
+    return d;
+}
+
+static int is_over(const maat_game *g)
+{
+    return g->st.phase == MAAT_PYR_OVER;
+}
+
+static void put(maat_action *out, int cap, int *n, int kind, int a0, int a1,
+                int a2, int a3, int a4)
+{
+    if (*n < cap) {
+        maat_action a = {kind, {a0, a1, a2, a3, a4, -1, -1}};
+        out[*n] = a;
+    }
+    (*n)++;
+}
+
+static int legal_actions(const maat_game *g, maat_action *out, int cap)
+{
+    const maat_pyr_state *st = &g->st;
+    int n = 0;
+    if (st->phase == MAAT_PYR_OVER)
+        return 0;
+    const maat_pyr_seat *s = &st->seat[st->to_move];
+    switch (st->phase) {
+    case MAAT_PYR_GOD:
+        for (int t = 1; t <= 5; t++)
+            if (pyr_tile_available(st, t))
+                put(out, cap, &n, MAAT_PYR_GOD, t, -1, -1, -1, -1);
+        break;
+    case MAAT_PYR_PAIR:
+        for (int i = 0; i < st->seats; i++)
+            if (st->quarry[i][0] >= 0)
+                put(out, cap, &n, MAAT_PYR_PAIR, i, -1, -1, -1, -1);
+        break;
+    case MAAT_PYR_KEEP:
+        for (int i = 0; i < s->hand_n; i++)
+            put(out, cap, &n, MAAT_PYR_KEEP, s->hand[i], -1, -1, -1, -1);
+        break;
+    case MAAT_PYR_BUILD: {
+        int spot[16][2];
+        int ns = maat_pyr_spots(s, spot, 16);
+        int god = s->god, tomb = pyr_may_tomb(god), ob = pyr_may_obelisk(god);
+        int both = pyr_may_both(god, st->seats);
+        for (int i = 0; i < s->hand_n; i++)
+            for (int k = 0; k < ns; k++)
+                for (int t = -1; t < s->hand_n; t++) {
+                    if (t >= 0 && (t == i || !tomb))
+                        continue;
+                    for (int o = -1; o < s->hand_n; o++) {
+                        if (o >= 0 && (o == i || o == t || !ob))
+                            continue;
+                        if (t >= 0 && o >= 0 && !both)
+                            continue;
+                        put(out, cap, &n, MAAT_PYR_BUILD, s->hand[i],
+                            spot[k][0], spot[k][1], t < 0 ? -1 : s->hand[t],
+                            o < 0 ? -1 : s->hand[o]);
+                    }
+                }
+        break;
+    }
+    }
+    return n;
+}
+
+static int check_build(const maat_pyr_state *st, const maat_pyr_seat *s,
+                       const maat_action *a, maat_error *err)
+{
+    int card = a->arg[0], stage = a->arg[1], pos = a->arg[2];
+    int tomb = a->arg[3], ob = a->arg[4], god = s->god;
+    if (hand_index(s, card) < 0)
+        return maat_error_set(err, MAAT_EILLEGAL,
+                              "card %d for the pyramid is not in your hand",
+                              card);
+    if (!spot_is_legal(s, stage, pos))
+        return maat_error_set(err, MAAT_EILLEGAL,
+                              "stage %d position %d is not a free, supported "
+                              "spot of your pyramid", stage, pos);
+    if (tomb != -1) {
+        if (!pyr_may_tomb(god))
+            return maat_error_set(err, MAAT_EILLEGAL,
+                                  "%s does not allow a tomb card",
+                                  maat_pyr_god_names[god]);
+        if (tomb == card || hand_index(s, tomb) < 0)
+            return maat_error_set(err, MAAT_EILLEGAL,
+                                  "card %d for the tomb is not another card "
+                                  "in your hand", tomb);
+    }
+    if (ob != -1) {
+        if (!pyr_may_obelisk(god))
+            return maat_error_set(err, MAAT_EILLEGAL,
+                                  "%s does not allow an obelisk card",
+                                  maat_pyr_god_names[god]);
+        if (ob == card || ob == tomb || hand_index(s, ob) < 0)
+            return maat_error_set(err, MAAT_EILLEGAL,
+                                  "card %d for the obelisk is not another "
+                                  "card in your hand", ob);
+    }
+    if (tomb != -1 && ob != -1 && !pyr_may_both(god, st->seats))
+        return maat_error_set(err, MAAT_EILLEGAL,
+                              "%s with %d players allows the tomb or the "
+                              "obelisk, not both", maat_pyr_god_names[god],
+                              st->seats);
+    return MAAT_OK;
+}
+
+static int check(const maat_pyr_state *st, const maat_action *a,
+                 maat_error *err)
+{
+    if (st->phase == MAAT_PYR_OVER)
+        return maat_error_set(err, MAAT_ESTATE, "the game is over");
+    if (a->kind != st->phase)
+        return maat_error_set(err, MAAT_EILLEGAL,
+                              "a '%s' action answers a '%s' decision",
+                              a->kind >= 0 && a->kind < 4
+                                  ? decision_names[a->kind] : "unknown",
+                              decision_names[st->phase]);
+    const maat_pyr_seat *s = &st->seat[st->to_move];
+    switch (a->kind) {
+    case MAAT_PYR_GOD:
+        if (!pyr_tile_available(st, a->arg[0]))
+            return maat_error_set(err, MAAT_EILLEGAL,
+                                  "God tile %d is not available", a->arg[0]);
+        return MAAT_OK;
+    case MAAT_PYR_PAIR:
+        if (a->arg[0] < 0 || a->arg[0] >= st->seats ||
+            st->quarry[a->arg[0]][0] < 0)
+            return maat_error_set(err, MAAT_EILLEGAL,
+                                  "quarry pair %d is not available",
+                                  a->arg[0]);
+        return MAAT_OK;
+    case MAAT_PYR_KEEP:
+        if (hand_index(s, a->arg[0]) < 0)
+            return maat_error_set(err, MAAT_EILLEGAL,
+                                  "card %d is not in your hand", a->arg[0]);
+        return MAAT_OK;
+    default:
+        return check_build(st, s, a, err);
+    }
+}
+
+static int apply(maat_game *g, const maat_action *a, maat_events *ev,
+                 maat_error *err)
+{
+    maat_pyr_state *st = &g->st;
+    int rc = check(st, a, err);
+    if (rc)
+        return rc;
+    int me = st->to_move;
+    maat_pyr_seat *s = &st->seat[me];
+    switch (a->kind) {
+    case MAAT_PYR_GOD:
+        st->tile_owner[a->arg[0]] = (int8_t)me;
+        s->god = (uint8_t)a->arg[0];
+        emit(ev, PUBLIC, MAAT_PYR_EV_GOD, me, a->arg[0], 0, 0);
+        if (++st->cursor < st->seats) {
+            st->to_move = (st->first + st->cursor) % st->seats;
+        } else {
+            st->cursor = 0;
+            next_pair(st, ev);
+        }
+        break;
+    case MAAT_PYR_PAIR: {
+        int8_t *q = st->quarry[a->arg[0]];
+        s->hand[s->hand_n++] = (uint8_t)q[0];
+        s->hand[s->hand_n++] = (uint8_t)q[1];
+        emit(ev, PUBLIC, MAAT_PYR_EV_PAIR, me, a->arg[0], q[0], q[1]);
+        q[0] = q[1] = -1;
+        st->phase = MAAT_PYR_BUILD;
+        break;
+    }
+    case MAAT_PYR_BUILD: {
+        int card = a->arg[0], stage = a->arg[1], pos = a->arg[2];
+        hand_remove(s, card);
+        s->grid[stage][pos + MAAT_PYR_POS_OFFSET] = (int8_t)card;
+        s->pyramid_n++;
+        emit(ev, PUBLIC, MAAT_PYR_EV_PYRAMID, me, card, stage, pos);
+        if (a->arg[3] >= 0) {
+            hand_remove(s, a->arg[3]);
+            s->tomb[s->tomb_n++] = (uint8_t)a->arg[3];
+            emit(ev, PUBLIC & ~ONLY(me), MAAT_PYR_EV_TOMB, me, -1, 0, 0);
+            emit(ev, ONLY(me), MAAT_PYR_EV_TOMB, me, a->arg[3], 0, 0);
+        }
+        if (a->arg[4] >= 0) {
+            hand_remove(s, a->arg[4]);
+            s->obelisk[s->obelisk_n++] = (uint8_t)a->arg[4];
+            emit(ev, PUBLIC, MAAT_PYR_EV_OBELISK, me, a->arg[4], 0, 0);
+        }
+        next_pair(st, ev);
+        break;
+    }
+    case MAAT_PYR_KEEP:
+        for (int i = 0; i < s->hand_n; i++)
+            if (s->hand[i] != a->arg[0]) {
+                st->discard[st->discard_n++] = s->hand[i];
+                emit(ev, PUBLIC, MAAT_PYR_EV_DISCARD, me, s->hand[i], 0, 0);
+            }
+        s->hand[0] = (uint8_t)a->arg[0];
+        s->hand_n = 1;
+        emit(ev, ONLY(me), MAAT_PYR_EV_KEEP, me, a->arg[0], 0, 0);
+        st->cursor++;
+        next_keep(st, ev);
+        break;
+    }
+    return MAAT_OK;
+}
+
+const maat_pyr_state *maat_pyr_state_of(const maat_game *g)
+{
+    return &g->st;
+}
+
+maat_pyr_state *maat_pyr_state_mut(maat_game *g)
+{
+    return &g->st;
+}
+
+const maat_rules maat_pyramids_rules = {
+    .name = "pyramids",
+    .rules_version = "pyramids-1",
+    .min_seats = 2,
+    .max_seats = MAAT_PYR_MAX_SEATS,
+    .decision_names = decision_names,
+    .n_decision_kinds = 4,
+    .event_names = event_names,
+    .n_event_kinds = MAAT_PYR_EV_KINDS,
+    .score_parts = score_parts,
+    .n_score_parts = MAAT_PYR_S_PARTS,
+    .setup_new = setup_new,
+    .setup_destroy = setup_destroy,
+    .setup_encode = pyr_setup_encode,
+    .game_new = game_new,
+    .destroy = destroy,
+    .copy = copy,
+    .seats = seats_of,
+    .decision = decision,
+    .is_over = is_over,
+    .legal_actions = legal_actions,
+    .apply = apply,
+    .scores = pyr_scores,
+    .encode_observation = pyr_encode_observation,
+    .encode_event = pyr_encode_event,
+    .encode_action = pyr_encode_action,
+    .decode_action = pyr_decode_action,
+};
