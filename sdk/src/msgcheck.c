@@ -30,53 +30,41 @@ struct head {
     uint64_t n;     /* length or count when it sits in the type byte */
 };
 
+/* The type bytes 0xc0..0xdf, in the order of the format spec. */
+static const struct head typed[32] = {
+    { K_SCALAR, "nil", 0, 0 },      { K_UNUSED, "never used", 0, 0 },
+    { K_SCALAR, "false", 0, 0 },    { K_SCALAR, "true", 0, 0 },
+    { K_BYTES, "bin8", 1, 0 },      { K_BYTES, "bin16", 2, 0 },
+    { K_BYTES, "bin32", 4, 0 },     { K_EXT, "ext8", 0, 0 },
+    { K_EXT, "ext16", 0, 0 },       { K_EXT, "ext32", 0, 0 },
+    { K_SCALAR, "float32", 0, 4 },  { K_SCALAR, "float64", 0, 8 },
+    { K_SCALAR, "uint8", 0, 1 },    { K_SCALAR, "uint16", 0, 2 },
+    { K_SCALAR, "uint32", 0, 4 },   { K_SCALAR, "uint64", 0, 8 },
+    { K_SCALAR, "int8", 0, 1 },     { K_SCALAR, "int16", 0, 2 },
+    { K_SCALAR, "int32", 0, 4 },    { K_SCALAR, "int64", 0, 8 },
+    { K_EXT, "fixext1", 0, 0 },     { K_EXT, "fixext2", 0, 0 },
+    { K_EXT, "fixext4", 0, 0 },     { K_EXT, "fixext8", 0, 0 },
+    { K_EXT, "fixext16", 0, 0 },    { K_BYTES, "str8", 1, 0 },
+    { K_BYTES, "str16", 2, 0 },     { K_BYTES, "str32", 4, 0 },
+    { K_ARRAY, "array16", 2, 0 },   { K_ARRAY, "array32", 4, 0 },
+    { K_MAP, "map16", 2, 0 },       { K_MAP, "map32", 4, 0 },
+};
+
 /* Decode the type byte c.  When width is nonzero the caller reads n from
  * the next `width` bytes, big-endian, as the format spec says. */
 static struct head classify(unsigned char c)
 {
-    struct head h = { K_SCALAR, "", 0, 0 };
-
-    if (c <= 0x7f) { h.name = "positive fixint"; return h; }
-    if (c >= 0xe0) { h.name = "negative fixint"; return h; }
-    if (c <= 0x8f) { h.kind = K_MAP; h.name = "fixmap"; h.n = c & 0x0f; return h; }
-    if (c <= 0x9f) { h.kind = K_ARRAY; h.name = "fixarray"; h.n = c & 0x0f; return h; }
-    if (c <= 0xbf) { h.kind = K_BYTES; h.name = "fixstr"; h.n = c & 0x1f; return h; }
-
-    switch (c) {
-    case 0xc0: h.name = "nil"; break;
-    case 0xc1: h.kind = K_UNUSED; h.name = "never used"; break;
-    case 0xc2: h.name = "false"; break;
-    case 0xc3: h.name = "true"; break;
-    case 0xc4: h.kind = K_BYTES; h.name = "bin8"; h.width = 1; break;
-    case 0xc5: h.kind = K_BYTES; h.name = "bin16"; h.width = 2; break;
-    case 0xc6: h.kind = K_BYTES; h.name = "bin32"; h.width = 4; break;
-    case 0xc7: h.kind = K_EXT; h.name = "ext8"; break;
-    case 0xc8: h.kind = K_EXT; h.name = "ext16"; break;
-    case 0xc9: h.kind = K_EXT; h.name = "ext32"; break;
-    case 0xca: h.name = "float32"; h.n = 4; break;
-    case 0xcb: h.name = "float64"; h.n = 8; break;
-    case 0xcc: h.name = "uint8"; h.n = 1; break;
-    case 0xcd: h.name = "uint16"; h.n = 2; break;
-    case 0xce: h.name = "uint32"; h.n = 4; break;
-    case 0xcf: h.name = "uint64"; h.n = 8; break;
-    case 0xd0: h.name = "int8"; h.n = 1; break;
-    case 0xd1: h.name = "int16"; h.n = 2; break;
-    case 0xd2: h.name = "int32"; h.n = 4; break;
-    case 0xd3: h.name = "int64"; h.n = 8; break;
-    case 0xd4: h.kind = K_EXT; h.name = "fixext1"; break;
-    case 0xd5: h.kind = K_EXT; h.name = "fixext2"; break;
-    case 0xd6: h.kind = K_EXT; h.name = "fixext4"; break;
-    case 0xd7: h.kind = K_EXT; h.name = "fixext8"; break;
-    case 0xd8: h.kind = K_EXT; h.name = "fixext16"; break;
-    case 0xd9: h.kind = K_BYTES; h.name = "str8"; h.width = 1; break;
-    case 0xda: h.kind = K_BYTES; h.name = "str16"; h.width = 2; break;
-    case 0xdb: h.kind = K_BYTES; h.name = "str32"; h.width = 4; break;
-    case 0xdc: h.kind = K_ARRAY; h.name = "array16"; h.width = 2; break;
-    case 0xdd: h.kind = K_ARRAY; h.name = "array32"; h.width = 4; break;
-    case 0xde: h.kind = K_MAP; h.name = "map16"; h.width = 2; break;
-    default:   h.kind = K_MAP; h.name = "map32"; h.width = 4; break; /* 0xdf */
-    }
-    return h;
+    if (c <= 0x7f)
+        return (struct head){ K_SCALAR, "positive fixint", 0, 0 };
+    if (c <= 0x8f)
+        return (struct head){ K_MAP, "fixmap", 0, c & 0x0f };
+    if (c <= 0x9f)
+        return (struct head){ K_ARRAY, "fixarray", 0, c & 0x0f };
+    if (c <= 0xbf)
+        return (struct head){ K_BYTES, "fixstr", 0, c & 0x1f };
+    if (c <= 0xdf)
+        return typed[c - 0xc0];
+    return (struct head){ K_SCALAR, "negative fixint", 0, 0 };
 }
 
 int maat_msg_check(const void *buf, size_t len, maat_error *err)
@@ -146,8 +134,9 @@ int maat_msg_check(const void *buf, size_t len, maat_error *err)
             break;
         case K_ARRAY:
         case K_MAP:
-            /* Every element takes at least one byte, every pair two: a
-             * count that cannot fit is refused before anyone allocates. */
+            /* Every element takes at least one byte, every pair two.  The
+             * walk would fail at the end of the bytes anyway; refusing the
+             * count here is immediate and names the lie. */
             if (h.kind == K_ARRAY ? h.n > rem : h.n > rem / 2)
                 return maat_error_set(err, MAAT_EDECODE,
                                       "byte %zu: %s declares %llu %s but "

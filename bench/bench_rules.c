@@ -1,0 +1,237 @@
+/* bench_rules.c -- how fast the rules engine plays random games.
+ *
+ * For every seat count the game allows, plays full games between uniform
+ * random players for a fixed wall time on one thread and prints games/s,
+ * decisions/s and the mean number of decisions per game.  Each game costs
+ * what a playout in a search bot or a referee costs in the rules engine:
+ *
+ *   game_new (the deal) ... at every decision legal_actions into a stack
+ *   buffer, one uniform maat_rng_below pick, apply with no event list ...
+ *   scores ... destroy.
+ *
+ * The setup (deck) is loaded once.  No events, no encoding, no sockets:
+ * the referee's own overhead is measured elsewhere (docs/PERFORMANCE.md).
+ *
+ *   bench-rules [--game pyramids] [--seconds 2] [--seed 1] [--seats N]
+ *
+ * --seats N measures only that seat count (handy under a profiler).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "maat/game.h"
+#include "maat/rng.h"
+
+#define BUF_ACTIONS 512
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: bench-rules [--game NAME] [--seconds S] [--seed N] "
+            "[--seats N]\n"
+            "Plays random full games through the rules engine (legal-action "
+            "enumeration at\n"
+            "every decision, uniform pick) for S seconds of wall time per "
+            "seat count, on\n"
+            "one thread, and prints games/s and decisions/s.\n"
+            "Defaults: pyramids, 2 s, seed 1, every seat count the game "
+            "allows\n"
+            "(--seats N: only N).\n");
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+typedef struct result {
+    long long games, decisions;
+    double seconds;
+} result;
+
+/* Play one game to the end; returns its number of decisions, -1 on error. */
+static long long play_one(const maat_rules *r, const maat_setup *setup,
+                          uint64_t seed, int seats, maat_rng *rng,
+                          long long *sink)
+{
+    maat_error err = {0};
+    maat_game *g = r->game_new(setup, seed, seats, NULL, &err);
+    if (!g) {
+        fprintf(stderr, "bench-rules: game_new: %s\n", err.msg);
+        return -1;
+    }
+    maat_action buf[BUF_ACTIONS];
+    long long decisions = 0;
+    for (;;) {
+        int n = r->legal_actions(g, buf, BUF_ACTIONS);
+        if (n == 0)
+            break;
+        uint64_t k = maat_rng_below(rng, (uint64_t)n);
+        maat_action a;
+        if (n <= BUF_ACTIONS) {
+            a = buf[k];
+        } else { /* rare: more actions than the stack buffer holds */
+            maat_action *all = malloc(sizeof *all * (size_t)n);
+            if (!all) {
+                fprintf(stderr, "bench-rules: out of memory\n");
+                r->destroy(&g);
+                return -1;
+            }
+            r->legal_actions(g, all, n);
+            a = all[k];
+            free(all);
+        }
+        if (r->apply(g, &a, NULL, &err)) {
+            fprintf(stderr, "bench-rules: apply refused a legal action: %s\n",
+                    err.msg);
+            r->destroy(&g);
+            return -1;
+        }
+        decisions++;
+    }
+    if (!r->is_over(g)) {
+        fprintf(stderr, "bench-rules: no legal action but the game is not "
+                        "over\n");
+        r->destroy(&g);
+        return -1;
+    }
+    maat_score sc[MAAT_MAX_SEATS];
+    r->scores(g, sc);
+    *sink += sc[0].total; /* keeps scoring observable */
+    r->destroy(&g);
+    return decisions;
+}
+
+static int bench_seats(const maat_rules *r, const maat_setup *setup,
+                       uint64_t seed, int seats, double seconds, result *out,
+                       long long *sink)
+{
+    maat_rng rng; /* the players' choices */
+    maat_rng_seed(&rng, maat_seed_derive(seed, 1000u + (uint64_t)seats));
+    uint64_t deal_seed = maat_seed_derive(seed, (uint64_t)seats);
+    long long games = 0, decisions = 0;
+    double t0 = now(), t = t0;
+    do {
+        long long d = play_one(r, setup, maat_seed_derive(deal_seed,
+                                                          (uint64_t)games),
+                               seats, &rng, sink);
+        if (d < 0)
+            return -1;
+        decisions += d;
+        games++;
+        t = now();
+    } while (t - t0 < seconds);
+    out->games = games;
+    out->decisions = decisions;
+    out->seconds = t - t0;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    const char *game = "pyramids";
+    double seconds = 2.0;
+    unsigned long long seed = 1;
+    int only_seats = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char *end = NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (v && !strcmp(a, "--game")) {
+            game = v, i++;
+        } else if (v && !strcmp(a, "--seconds")) {
+            errno = 0;
+            seconds = strtod(v, &end);
+            if (errno || end == v || *end || !(seconds > 0 && seconds < 1e6)) {
+                fprintf(stderr, "bench-rules: --seconds wants a positive "
+                                "number, not '%s'\n", v);
+                return 2;
+            }
+            i++;
+        } else if (v && !strcmp(a, "--seed")) {
+            errno = 0;
+            seed = strtoull(v, &end, 10);
+            if (errno || end == v || *end || *v == '-') {
+                fprintf(stderr, "bench-rules: --seed wants an unsigned "
+                                "integer, not '%s'\n", v);
+                return 2;
+            }
+            i++;
+        } else if (v && !strcmp(a, "--seats")) {
+            errno = 0;
+            long n = strtol(v, &end, 10);
+            if (errno || end == v || *end || n < 1 || n > MAAT_MAX_SEATS) {
+                fprintf(stderr, "bench-rules: --seats wants 1..%d, not '%s'\n",
+                        MAAT_MAX_SEATS, v);
+                return 2;
+            }
+            only_seats = (int)n;
+            i++;
+        } else {
+            fprintf(stderr, "bench-rules: unknown or incomplete option '%s'\n",
+                    a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    const maat_rules *r = maat_rules_find(game);
+    if (!r) {
+        int n;
+        const maat_rules *const *all = maat_rules_all(&n);
+        fprintf(stderr, "bench-rules: no game named '%s' (known:", game);
+        for (int i = 0; i < n; i++)
+            fprintf(stderr, " %s", all[i]->name);
+        fprintf(stderr, ")\n");
+        return 2;
+    }
+    int lo = r->min_seats < 2 ? 2 : r->min_seats, hi = r->max_seats;
+    if (only_seats) {
+        if (only_seats < r->min_seats || only_seats > r->max_seats) {
+            fprintf(stderr, "bench-rules: %s is for %d to %d seats, not %d\n",
+                    r->name, r->min_seats, r->max_seats, only_seats);
+            return 2;
+        }
+        lo = hi = only_seats;
+    }
+    maat_options opt = {0};
+    maat_error err = {0};
+    maat_setup *setup = r->setup_new(&opt, &err);
+    if (!setup) {
+        fprintf(stderr, "bench-rules: %s\n", err.msg);
+        return 2;
+    }
+    printf("bench-rules: %s (%s), random legal play, %.3g s per seat count, "
+           "seed %llu, 1 thread\n",
+           r->name, r->rules_version, seconds, seed);
+    printf("%5s %10s %12s %14s %14s\n", "seats", "games", "games/s",
+           "decisions/s", "decisions/game");
+    fflush(stdout);
+    long long sink = 0;
+    int rc = 0;
+    for (int seats = lo; seats <= hi; seats++) {
+        result res;
+        if (bench_seats(r, setup, seed, seats, seconds, &res, &sink)) {
+            rc = 1;
+            break;
+        }
+        printf("%5d %10lld %12.0f %14.0f %14.1f\n", seats, res.games,
+               (double)res.games / res.seconds,
+               (double)res.decisions / res.seconds,
+               (double)res.decisions / (double)res.games);
+        fflush(stdout);
+    }
+    /* A score checksum, so the work cannot be optimised away and two runs
+     * with the same seed and counts can be compared. */
+    if (getenv("BENCH_RULES_CHECKSUM"))
+        printf("checksum %lld\n", sink);
+    r->setup_destroy(&setup);
+    return rc;
+}

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# run-all.sh -- build a release build in build-bench/ and run every
+# benchmark in it, printing their tables.  Speed goals are checked here, by
+# a person reading the numbers against docs/PERFORMANCE.md, never by tests.
+#
+#   bench/run-all.sh [--seconds S]     (S is passed to every bench program)
+#
+# Run it from anywhere; it works in the source tree it lives in.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build="$root/build-bench"
+seconds=""
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --seconds) seconds="$2"; shift 2 ;;
+        -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "run-all.sh: unknown option '$1'" >&2; exit 2 ;;
+    esac
+done
+sec_args=()
+[ -n "$seconds" ] && sec_args=(--seconds "$seconds")
+
+if [ ! -d "$build" ]; then
+    meson setup "$build" "$root" --buildtype=release
+fi
+ninja -C "$build" >/dev/null
+
+echo "# maat benchmarks -- $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+echo "# $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+echo "# build: $build ($(meson introspect --buildoptions "$build" 2>/dev/null \
+    | python3 -c 'import json,sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"]=="buildtype"))' 2>/dev/null || echo '?'))"
+echo
+
+# --- the rules engine: random full games, one core ----------------------
+"$build/bench/bench-rules" "${sec_args[@]}"
+echo
+
+# --- add further bench programs here, one block each, e.g.:
+# "$build/bench/bench-referee" "${sec_args[@]}"   # referee overhead
+# "$build/bench/bench-match" "${sec_args[@]}"     # match throughput

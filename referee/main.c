@@ -1,0 +1,404 @@
+/* main.c -- maat-referee: the command line.  Parses options (or a config
+ * file of the same options), then runs a match or verifies a record.
+ * Exit codes: 0 match finished (faults or not) / record verified,
+ * 1 the match could not be held, 2 usage or configuration error,
+ * 3 verify found differences, 4 interrupted. */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "maat/game.h"
+#include "match.h"
+#include "record.h"
+
+#define MAX_CONFIG_ARGS 512
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"usage: maat-referee [options] --bot NAME=COMMAND ...\n"
+"       maat-referee --demo\n"
+"       maat-referee --verify RECORD [--deck FILE]\n"
+"\n"
+"Runs a match between bots over ZeroMQ and records the result.\n"
+"\n"
+"Match:\n"
+"  --game NAME            game to play (default pyramids)\n"
+"  --seed N               seed of the deal, 0..2^63-1 (default 1)\n"
+"  --games N              games in the series; bots stay up, seats rotate (1)\n"
+"  --same-deal            every game of the series uses the same seed\n"
+"  --fixed-seats          bot order = seat order in game 0 (default: seeded\n"
+"                         shuffle of the seats)\n"
+"  --deck FILE            Pyramids deck file (default: the reference deck)\n"
+"  --option KEY=VALUE     any other game option\n"
+"Bots:\n"
+"  --bot NAME=COMMAND     spawn COMMAND (via /bin/sh -c) for a seat\n"
+"  --remote NAME=TOKEN    a seat for a bot that connects itself with TOKEN\n"
+"  --endpoint EP          bind EP, e.g. tcp://0.0.0.0:5555 (default: a\n"
+"                         private ipc:// socket)\n"
+"Clocks (milliseconds):\n"
+"  --time MS              per decision (1000)\n"
+"  --first-time MS        a bot's first decision of the match (5000)\n"
+"  --bank MS              time bank per game (0)\n"
+"  --increment MS         added to the bank after each decision (0)\n"
+"  --grace MS             transport slack not shown to bots (100)\n"
+"  --hello-time MS        for every bot to say hello (10000)\n"
+"Faults (POLICY is forfeit or strikes:N):\n"
+"  --on-timeout P   (strikes:3)   --on-illegal P   (strikes:3)\n"
+"  --on-malformed P (strikes:3)   --on-crash P     (forfeit)\n"
+"  --on-no-hello P  (forfeit)\n"
+"Processes:\n"
+"  --log-dir DIR          per-bot stdout/stderr logs (default: discarded)\n"
+"  --log-cap KB           bytes kept per bot log (1024)\n"
+"  --limit-as MB          address space per bot (2048; 0 = none)\n"
+"  --limit-cpu S          CPU seconds per bot process (600)\n"
+"  --limit-nproc N        processes (64)      --limit-nofile N  files (256)\n"
+"Output:\n"
+"  --ladder FILE          append one JSON line per finished game\n"
+"  --record FILE          write the game record (series: FILE-<k>)\n"
+"  --record-timing        include per-decision wall and CPU times\n"
+"  --match-id ID          id used in records and ladder lines\n"
+"  --config FILE          read options from FILE (one per line, same names\n"
+"                         without the dashes: 'bot alice=./bot'; # comments)\n"
+"  --quiet | --verbose\n"
+"Exit codes: 0 finished (even with faults), 1 could not hold the match,\n"
+"2 usage error, 3 --verify found differences, 4 interrupted.\n");
+}
+
+typedef struct cli {
+    maat_match_config c;
+    const char *verify, *deck;
+    int demo;
+    char *owned[MAX_CONFIG_ARGS * 2]; /* strings we allocated */
+    int n_owned;
+    char bot_names[MAAT_MAX_SEATS][64];
+} cli;
+
+static int bad(const char *fmt, const char *a, const char *b)
+{
+    fprintf(stderr, "maat-referee: ");
+    fprintf(stderr, fmt, a, b);
+    fprintf(stderr, " (try --help)\n");
+    return 2;
+}
+
+static int parse_num(const char *opt, const char *v, long long lo,
+                     long long hi, long long *out)
+{
+    char *end;
+    errno = 0;
+    long long n = strtoll(v, &end, 10);
+    if (errno || !*v || *end || n < lo || n > hi) {
+        fprintf(stderr, "maat-referee: %s wants a number in %lld..%lld, got "
+                        "'%s'\n", opt, lo, hi, v);
+        return 2;
+    }
+    *out = n;
+    return 0;
+}
+
+/* "NAME=REST" -> name (copied into buf) and rest */
+static int split_named(const char *opt, const char *v, char *name,
+                       size_t len, const char **rest)
+{
+    const char *eq = strchr(v, '=');
+    if (!eq || eq == v || (size_t)(eq - v) >= len || !eq[1])
+        return bad("%s wants NAME=VALUE, got '%s'", opt, v);
+    for (const char *p = v; p < eq; p++)
+        if (!(*p == '-' || *p == '_' || *p == '.' ||
+              (*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+              (*p >= 'A' && *p <= 'Z')))
+            return bad("%s: bot names use letters, digits, '-', '_', '.'; "
+                       "got '%s'", opt, v);
+    memcpy(name, v, (size_t)(eq - v));
+    name[eq - v] = 0;
+    *rest = eq + 1;
+    return 0;
+}
+
+static int parse_args(cli *k, int argc, char **argv, int depth);
+
+static int read_config(cli *k, const char *path, int depth)
+{
+    if (depth > 2)
+        return bad("%s: config files nest too deeply%s", path, "");
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "maat-referee: %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    char line[4096];
+    char *args[MAX_CONFIG_ARGS];
+    int n = 1, lineno = 0, rc = 0;
+    args[0] = "config";
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        char *s = line;
+        while (*s == ' ' || *s == '\t')
+            s++;
+        s[strcspn(s, "\r\n")] = 0;
+        if (!*s || *s == '#')
+            continue;
+        if (n + 2 >= MAX_CONFIG_ARGS || k->n_owned + 2 >= MAX_CONFIG_ARGS * 2) {
+            fprintf(stderr, "maat-referee: %s:%d: too many options\n", path,
+                    lineno);
+            rc = 2;
+            break;
+        }
+        char *sp = s + strcspn(s, " \t");
+        char *val = NULL;
+        if (*sp) {
+            *sp = 0;
+            val = sp + 1;
+            while (*val == ' ' || *val == '\t')
+                val++;
+        }
+        char *opt = malloc(strlen(s) + 3);
+        snprintf(opt, strlen(s) + 3, "%s%s", strncmp(s, "--", 2) ? "--" : "",
+                 s);
+        k->owned[k->n_owned++] = opt;
+        args[n++] = opt;
+        if (val && *val) {
+            k->owned[k->n_owned++] = args[n++] = strdup(val);
+        }
+    }
+    fclose(f);
+    if (!rc)
+        rc = parse_args(k, n, args, depth + 1);
+    if (rc)
+        fprintf(stderr, "maat-referee: in config file %s\n", path);
+    return rc;
+}
+
+static int parse_args(cli *k, int argc, char **argv, int depth)
+{
+    maat_match_config *c = &k->c;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        long long n;
+        int rc = 0, strikes;
+        /* flags without a value */
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--demo")) {
+            k->demo = 1;
+            continue;
+        } else if (!strcmp(a, "--same-deal")) {
+            c->same_deal = 1;
+            continue;
+        } else if (!strcmp(a, "--fixed-seats")) {
+            c->fixed_seats = 1;
+            continue;
+        } else if (!strcmp(a, "--record-timing")) {
+            c->record_timing = 1;
+            continue;
+        } else if (!strcmp(a, "--quiet")) {
+            c->quiet = 1;
+            continue;
+        } else if (!strcmp(a, "--verbose")) {
+            c->verbose = 1;
+            continue;
+        }
+        if (!v || strncmp(a, "--", 2) != 0)
+            return bad("unknown option or missing value: '%s'%s", a, "");
+        i++;
+        if (!strcmp(a, "--game")) {
+            c->rules = maat_rules_find(v);
+            if (!c->rules)
+                return bad("no game named '%s'%s", v, "");
+        } else if (!strcmp(a, "--seed")) {
+            rc = parse_num(a, v, 0, LLONG_MAX, &n);
+            c->seed = (uint64_t)n;
+        } else if (!strcmp(a, "--games")) {
+            rc = parse_num(a, v, 1, 1000000, &n);
+            c->games = (int)n;
+        } else if (!strcmp(a, "--deck")) {
+            k->deck = v;
+            maat_options_set(&c->options, "deck", v);
+        } else if (!strcmp(a, "--option")) {
+            const char *eq = strchr(v, '=');
+            if (!eq || eq == v)
+                return bad("--option wants KEY=VALUE, got '%s'%s", v, "");
+            char *key = strndup(v, (size_t)(eq - v));
+            k->owned[k->n_owned++] = key;
+            maat_options_set(&c->options, key, eq + 1);
+        } else if (!strcmp(a, "--bot") || !strcmp(a, "--remote")) {
+            if (c->n_bots == MAAT_MAX_SEATS)
+                return bad("at most %s bots%s", "8", "");
+            const char *rest;
+            char *name = k->bot_names[c->n_bots];
+            rc = split_named(a, v, name, sizeof k->bot_names[0], &rest);
+            if (rc)
+                return rc;
+            for (int b = 0; b < c->n_bots; b++)
+                if (!strcmp(c->bots[b].name, name))
+                    return bad("two bots are named '%s'%s", name, "");
+            c->bots[c->n_bots].name = name;
+            if (!strcmp(a, "--bot"))
+                c->bots[c->n_bots].command = rest;
+            else
+                c->bots[c->n_bots].token = rest;
+            c->n_bots++;
+        } else if (!strcmp(a, "--endpoint")) {
+            c->endpoint = v;
+        } else if (!strcmp(a, "--time")) {
+            rc = parse_num(a, v, 1, 86400000, &n);
+            c->clock.decision_ms = n;
+        } else if (!strcmp(a, "--first-time")) {
+            rc = parse_num(a, v, 1, 86400000, &n);
+            c->clock.first_ms = n;
+        } else if (!strcmp(a, "--bank")) {
+            rc = parse_num(a, v, 0, 86400000, &n);
+            c->clock.bank_ms = n;
+        } else if (!strcmp(a, "--increment")) {
+            rc = parse_num(a, v, 0, 86400000, &n);
+            c->clock.increment_ms = n;
+        } else if (!strcmp(a, "--grace")) {
+            rc = parse_num(a, v, 0, 60000, &n);
+            c->clock.grace_ms = n;
+        } else if (!strcmp(a, "--hello-time")) {
+            rc = parse_num(a, v, 1, 86400000, &n);
+            c->clock.hello_ms = n;
+        } else if (!strncmp(a, "--on-", 5)) {
+            int kind = -1;
+            for (int f = 0; f < MAAT_FAULT_KINDS; f++) {
+                char name[32];
+                snprintf(name, sizeof name, "--on-%s", maat_fault_names[f]);
+                for (char *p = name; *p; p++)
+                    if (*p == '_')
+                        *p = '-';
+                if (!strcmp(a, name))
+                    kind = f;
+            }
+            if (kind < 0)
+                return bad("unknown fault kind in '%s'%s", a, "");
+            if (maat_fault_policy_parse(v, &strikes))
+                return bad("%s wants forfeit or strikes:N, got '%s'", a, v);
+            c->policy.strikes[kind] = strikes;
+        } else if (!strcmp(a, "--log-dir")) {
+            c->log_dir = v;
+        } else if (!strcmp(a, "--log-cap")) {
+            rc = parse_num(a, v, 0, 1 << 20, &n);
+            c->limits.log_cap = (uint64_t)n * 1024;
+        } else if (!strcmp(a, "--limit-as")) {
+            rc = parse_num(a, v, 0, 1 << 20, &n);
+            c->limits.address_space = (uint64_t)n << 20;
+        } else if (!strcmp(a, "--limit-cpu")) {
+            rc = parse_num(a, v, 0, 1 << 30, &n);
+            c->limits.cpu_seconds = (uint64_t)n;
+        } else if (!strcmp(a, "--limit-nproc")) {
+            rc = parse_num(a, v, 0, 1 << 20, &n);
+            c->limits.processes = (uint64_t)n;
+        } else if (!strcmp(a, "--limit-nofile")) {
+            rc = parse_num(a, v, 0, 1 << 20, &n);
+            c->limits.open_files = (uint64_t)n;
+        } else if (!strcmp(a, "--ladder")) {
+            c->ladder_path = v;
+        } else if (!strcmp(a, "--record")) {
+            c->record_path = v;
+        } else if (!strcmp(a, "--match-id")) {
+            c->match_id = v;
+        } else if (!strcmp(a, "--verify")) {
+            k->verify = v;
+        } else if (!strcmp(a, "--config")) {
+            rc = read_config(k, v, depth);
+        } else {
+            return bad("unknown option '%s'%s", a, "");
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* The demo: four random sample bots, built next to this program. */
+static int setup_demo(cli *k, const char *argv0)
+{
+    static char cmd[PATH_MAX + 32];
+    char self[PATH_MAX];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0)
+        snprintf(self, sizeof self, "%s", argv0);
+    else
+        self[n] = 0;
+    char *dir = dirname(self);
+    const char *candidates[] = {"%s/../sample-bots/maat-random",
+                                "%s/maat-random"};
+    for (size_t i = 0; i < 2; i++) {
+        snprintf(cmd, sizeof cmd, candidates[i], dir);
+        if (access(cmd, X_OK) == 0)
+            break;
+        cmd[0] = 0;
+    }
+    if (!cmd[0]) {
+        fprintf(stderr, "maat-referee: --demo needs the sample bot "
+                        "maat-random next to maat-referee\n");
+        return 2;
+    }
+    static const char *names[] = {"ra", "sekhmet", "thoth", "horus"};
+    for (int i = 0; i < 4; i++) {
+        k->c.bots[i].name = names[i];
+        k->c.bots[i].command = cmd;
+    }
+    k->c.n_bots = 4;
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    static cli k;
+    maat_match_config_init(&k.c);
+    k.c.rules = maat_rules_find("pyramids");
+    int rc = parse_args(&k, argc, argv, 0);
+    if (!rc && k.verify) {
+        maat_error err = {0};
+        int n = maat_record_verify(k.verify, k.deck, stdout, &err);
+        if (n < 0) {
+            fprintf(stderr, "maat-referee: %s\n", err.msg);
+            rc = 2;
+        } else {
+            printf("%s: %s (%d difference%s)\n", k.verify,
+                   n ? "DIFFERS" : "verified", n, n == 1 ? "" : "s");
+            rc = n ? 3 : 0;
+        }
+    } else if (!rc) {
+        if (k.demo || k.c.n_bots == 0) {
+            if (!k.demo) {
+                usage(stderr);
+                rc = 2;
+                goto out;
+            }
+            rc = setup_demo(&k, argv[0]);
+            if (rc)
+                goto out;
+        }
+        if (k.c.log_dir && mkdir(k.c.log_dir, 0755) != 0 && errno != EEXIST) {
+            fprintf(stderr, "maat-referee: cannot create log directory %s: "
+                            "%s\n", k.c.log_dir, strerror(errno));
+            rc = 2;
+            goto out;
+        }
+        maat_error err = {0};
+        int r = maat_match_run(&k.c, &err);
+        if (r == MAAT_ESTATE) {
+            fprintf(stderr, "maat-referee: %s\n", err.msg);
+            rc = 4;
+        } else if (r == MAAT_EINVAL) {
+            fprintf(stderr, "maat-referee: %s\n", err.msg);
+            rc = 2;
+        } else if (r) {
+            fprintf(stderr, "maat-referee: %s\n", err.msg);
+            rc = 1;
+        }
+    }
+out:
+    for (int i = 0; i < k.n_owned; i++)
+        free(k.owned[i]);
+    return rc;
+}

@@ -1,0 +1,83 @@
+/* match.h -- one match (a series of one or more games) between bots.
+ *
+ * The match knows no game: it asks the game module whose decision it is,
+ * sends that seat its observation, the events it may see and the legal
+ * actions, waits for an answer against the clock, and applies it if the
+ * rules accept it.  Everything a bot does wrong becomes a fault recorded
+ * against its seat, handled by the policy for that fault's kind; the other
+ * seats play on undisturbed.
+ */
+#ifndef MAAT_MATCH_H
+#define MAAT_MATCH_H
+
+#include <stdint.h>
+
+#include "maat/game.h"
+#include "proc.h"
+
+enum {
+    MAAT_FAULT_TIMEOUT,
+    MAAT_FAULT_ILLEGAL,
+    MAAT_FAULT_MALFORMED,
+    MAAT_FAULT_CRASH,
+    MAAT_FAULT_NO_HELLO,
+    MAAT_FAULT_KINDS
+};
+extern const char *const maat_fault_names[MAAT_FAULT_KINDS];
+
+/* A policy per fault kind: 0 = forfeit (the seat is out at once), N > 0 =
+ * strikes:N (a default action is played; the seat is out at the N-th). */
+typedef struct maat_fault_policy {
+    int strikes[MAAT_FAULT_KINDS];
+} maat_fault_policy;
+
+typedef struct maat_clock_config {
+    int64_t decision_ms;  /* per decision */
+    int64_t first_ms;     /* a bot's first decision of the match */
+    int64_t bank_ms;      /* time bank at the start of each game */
+    int64_t increment_ms; /* added to the bank after each decision */
+    int64_t grace_ms;     /* transport slack, not shown to bots */
+    int64_t hello_ms;     /* from start until every bot said hello */
+} maat_clock_config;
+
+typedef struct maat_bot_spec {
+    const char *name;
+    const char *command; /* spawned with /bin/sh -c; NULL = remote */
+    const char *token;   /* remote bots: the token it must present */
+} maat_bot_spec;
+
+typedef struct maat_match_config {
+    const maat_rules *rules;
+    maat_options options; /* game options, e.g. deck */
+    uint64_t seed;
+    int games;       /* games in the series (bots stay up between them) */
+    int same_deal;   /* every game uses `seed` (duplicate); else seed + k */
+    int fixed_seats; /* bot i sits in seat i in game 0; else seeded shuffle */
+    maat_bot_spec bots[MAAT_MAX_SEATS];
+    int n_bots;
+    const char *endpoint; /* NULL: a private ipc:// socket */
+    maat_clock_config clock;
+    maat_fault_policy policy;
+    maat_proc_limits limits;
+    const char *log_dir;     /* per-bot logs; NULL: discard bot output */
+    const char *ladder_path; /* append one line per finished game */
+    const char *record_path; /* game record; games > 1 add "-<k>" */
+    int record_timing;       /* include wall/CPU times in the record */
+    const char *match_id;    /* NULL: derived from game, seed and bots */
+    int verbose;
+    int quiet;
+} maat_match_config;
+
+/* The defaults documented in README and docs/REFEREE.md. */
+void maat_match_config_init(maat_match_config *c);
+
+/* Parse "forfeit" or "strikes:N" into *strikes. */
+int maat_fault_policy_parse(const char *text, int *strikes);
+
+/* Play the match.  Returns MAAT_OK when every game finished (faults or
+ * not); MAAT_EIO etc. with err filled when the match could not be held;
+ * MAAT_ESTATE when interrupted by SIGINT/SIGTERM (no result written for
+ * the unfinished game).  Every bot process is gone when this returns. */
+int maat_match_run(const maat_match_config *c, maat_error *err);
+
+#endif

@@ -1,0 +1,600 @@
+/* proc.c -- owns the life of one spawned bot process tree: fork/exec of
+ * `/bin/sh -c CMD` in a fresh process group with resource limits, the
+ * output pipe and the size-capped log file it is drained into, exit
+ * status and CPU accounting, and the SIGTERM-then-SIGKILL teardown of the
+ * whole group.  See proc.h for the contract.
+ */
+#define _GNU_SOURCE /* close_range, wait4 */
+
+#include "proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* One read() worth of output.  Drain reads at most DRAIN_MAX_READS chunks
+ * per call so a bot that writes as fast as we read cannot pin the referee
+ * inside a single drain; poll() reports the fd readable again. */
+enum { CHUNK = 64 * 1024, DRAIN_MAX_READS = 64 };
+
+/* Upper bound for the close() loop used only if close_range() is
+ * unavailable (pre-5.9 kernels). */
+enum { CLOSE_LOOP_MAX = 65536 };
+
+struct maat_proc {
+    pid_t pid;          /* main process; also the process group id */
+    int out_fd;         /* pipe read end, O_NONBLOCK; -1 after EOF */
+    int log_fd;         /* -1 when output is discarded */
+    uint64_t log_cap;   /* 0 = unlimited */
+    uint64_t logged;    /* bytes written to the log (marker excluded) */
+    uint64_t out_bytes; /* bytes read from the pipe */
+    uint64_t dropped;   /* bytes read but cut by log_cap */
+    bool truncated;     /* the truncation marker has been written */
+    bool log_failed;    /* a log write failed; stop trying */
+    bool exited;        /* main process reaped; status/ru valid */
+    bool stopped;       /* maat_proc_stop has run */
+    int status;
+    struct rusage ru;
+};
+
+/* ---- everything the child needs, prepared before fork ------------------ */
+
+/* fork() copies the parent's memory, but in the child only async-signal-
+ * safe calls are allowed (another thread of the referee may have held the
+ * malloc lock at fork time).  So argv, envp and limits are all built here
+ * and the child only issues system calls. */
+typedef struct child_plan {
+    char *argv[4];
+    char **envp;
+    const char *cwd;
+    int null_fd;    /* /dev/null, becomes stdin */
+    int out_fd;     /* pipe write end, becomes stdout and stderr */
+    pid_t parent;   /* to detect that the referee died before PDEATHSIG */
+    struct {
+        int resource;
+        struct rlimit rl;
+        const char *name;
+    } limits[5];
+    int nlimits;
+} child_plan;
+
+static size_t env_name_len(const char *entry)
+{
+    const char *eq = strchr(entry, '=');
+    return eq ? (size_t)(eq - entry) : strlen(entry);
+}
+
+/* Is `entry` ("NAME=value") overridden by one of `add`? */
+static bool env_overridden(const char *entry, char *const add[])
+{
+    size_t n = env_name_len(entry);
+    for (size_t i = 0; add && add[i]; i++)
+        if (env_name_len(add[i]) == n && strncmp(entry, add[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* The inherited environment with `add` layered on top (later entries of
+ * the same name replace earlier ones, as setenv would).  The strings are
+ * borrowed, only the pointer array is allocated. */
+static char **build_envp(char *const add[], maat_error *err)
+{
+    size_t nenv = 0, nadd = 0;
+    while (environ && environ[nenv])
+        nenv++;
+    for (; add && add[nadd]; nadd++) {
+        if (!strchr(add[nadd], '=') || add[nadd][0] == '=') {
+            maat_error_set(err, MAAT_EINVAL,
+                           "bot env entry '%s' is not NAME=value", add[nadd]);
+            return NULL;
+        }
+    }
+    char **envp = malloc((nenv + nadd + 1) * sizeof *envp);
+    if (!envp) {
+        maat_error_set(err, MAAT_ENOMEM, "out of memory building bot env");
+        return NULL;
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < nenv; i++)
+        if (!env_overridden(environ[i], add))
+            envp[k++] = environ[i];
+    for (size_t i = 0; i < nadd; i++)
+        if (!env_overridden(add[i], add + i + 1))
+            envp[k++] = add[i];
+    envp[k] = NULL;
+    return envp;
+}
+
+/* A limit cannot be raised above the referee's own hard limit without
+ * privilege, so clamp to it rather than fail in the child. */
+static void plan_limit(child_plan *cp, int resource, const char *name,
+                       uint64_t soft, uint64_t hard)
+{
+    struct rlimit cur;
+    if (getrlimit(resource, &cur) != 0)
+        cur.rlim_max = RLIM_INFINITY;
+    rlim_t max = hard >= (uint64_t)RLIM_INFINITY ? RLIM_INFINITY - 1
+                                                 : (rlim_t)hard;
+    if (cur.rlim_max != RLIM_INFINITY && max > cur.rlim_max)
+        max = cur.rlim_max;
+    rlim_t lo = soft > (uint64_t)max ? max : (rlim_t)soft;
+    cp->limits[cp->nlimits].resource = resource;
+    cp->limits[cp->nlimits].name = name;
+    cp->limits[cp->nlimits].rl.rlim_cur = lo;
+    cp->limits[cp->nlimits].rl.rlim_max = max;
+    cp->nlimits++;
+}
+
+static void plan_limits(child_plan *cp, const maat_proc_limits *lim)
+{
+    /* A crashing bot must not drop core files into its working directory:
+     * the referee promises bots never fill the disk. */
+    plan_limit(cp, RLIMIT_CORE, "RLIMIT_CORE", 0, 0);
+    if (lim->address_space)
+        plan_limit(cp, RLIMIT_AS, "RLIMIT_AS", lim->address_space,
+                   lim->address_space);
+    if (lim->cpu_seconds) /* SIGXCPU at the soft limit, SIGKILL 1 s later */
+        plan_limit(cp, RLIMIT_CPU, "RLIMIT_CPU", lim->cpu_seconds,
+                   lim->cpu_seconds + 1);
+    if (lim->processes)
+        plan_limit(cp, RLIMIT_NPROC, "RLIMIT_NPROC", lim->processes,
+                   lim->processes);
+    if (lim->open_files)
+        plan_limit(cp, RLIMIT_NOFILE, "RLIMIT_NOFILE", lim->open_files,
+                   lim->open_files);
+}
+
+/* ---- the child, between fork and exec ---------------------------------- */
+
+/* Async-signal-safe message to stderr (which is the log by then):
+ * "maat: <what> <arg>: errno N".  strerror is not async-signal-safe. */
+static void child_say(const char *what, const char *arg, int e)
+{
+    char num[16];
+    int i = (int)sizeof num;
+    unsigned u = (unsigned)e;
+    do {
+        num[--i] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u && i > 0);
+    const char *parts[] = {"maat: ", what, " ", arg ? arg : "", ": errno "};
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++)
+        if (write(2, parts[k], strlen(parts[k])) < 0)
+            return;
+    if (write(2, num + i, sizeof num - (size_t)i) < 0)
+        return;
+    if (write(2, "\n", 1) < 0)
+        return;
+}
+
+static _Noreturn void child_fail(const char *what, const char *arg)
+{
+    child_say(what, arg, errno);
+    _exit(127);
+}
+
+/* The referee blocks SIGCHLD/SIGINT/SIGTERM for its signalfd and may
+ * ignore SIGPIPE; both the mask and SIG_IGN survive exec, so a bot would
+ * otherwise be unkillable by SIGTERM.  Errors (SIGKILL, SIGSTOP, glibc's
+ * internal real-time signals) are expected and harmless. */
+static void child_reset_signals(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_DFL;
+    sigemptyset(&sa.sa_mask);
+    for (int sig = 1; sig < NSIG; sig++)
+        (void)sigaction(sig, &sa, NULL);
+    sigset_t none;
+    sigemptyset(&none);
+    (void)sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static void child_setup_fds(const child_plan *cp)
+{
+    /* Both source fds are >= 3 (see fd_above_stdio), so dup2 never sees
+     * source == target, which would keep FD_CLOEXEC set. */
+    if (dup2(cp->null_fd, 0) < 0 || dup2(cp->out_fd, 1) < 0 ||
+        dup2(cp->out_fd, 2) < 0)
+        _exit(127); /* no stderr to report on yet */
+    /* Nothing the referee has open (sockets, other bots' pipes, logs) may
+     * leak into a bot, even fds opened without O_CLOEXEC. */
+    if (close_range(3, ~0U, 0) != 0)
+        for (int fd = 3; fd < CLOSE_LOOP_MAX; fd++)
+            (void)close(fd);
+}
+
+static _Noreturn void child_run(const child_plan *cp)
+{
+    /* Own group first, so a stop() racing with this start still reaches
+     * everything the bot will ever fork. */
+    if (setpgid(0, 0) != 0)
+        _exit(127);
+    /* Die with the referee; if it already died before the prctl took
+     * effect, the parent has changed and nobody would ever stop us. */
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != cp->parent)
+        _exit(127);
+    child_reset_signals();
+    child_setup_fds(cp);
+    for (int i = 0; i < cp->nlimits; i++)
+        if (setrlimit(cp->limits[i].resource, &cp->limits[i].rl) != 0)
+            child_fail("cannot set", cp->limits[i].name);
+    if (cp->cwd && chdir(cp->cwd) != 0)
+        child_fail("cannot chdir to", cp->cwd);
+    execve("/bin/sh", cp->argv, cp->envp);
+    child_fail("cannot exec", "/bin/sh");
+}
+
+/* ---- spawn --------------------------------------------------------------- */
+
+/* Keep our fds off 0..2: if the referee runs with a closed stdio fd, a
+ * pipe end could land there and the child's dup2 would misbehave. */
+static int fd_above_stdio(int fd)
+{
+    if (fd < 0 || fd > 2)
+        return fd;
+    int moved = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+    int saved = errno;
+    close(fd);
+    errno = saved;
+    return moved;
+}
+
+static void close_if_open(int *fd)
+{
+    if (*fd >= 0)
+        close(*fd);
+    *fd = -1;
+}
+
+static int open_log(const char *log_path, maat_error *err)
+{
+    if (!log_path)
+        return -1;
+    int fd = fd_above_stdio(
+        open(log_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644));
+    if (fd < 0)
+        maat_error_set(err, MAAT_EIO, "cannot open bot log %s: %s", log_path,
+                       strerror(errno));
+    return fd;
+}
+
+/* The pipe and /dev/null for the child; on success pipefd[0] is the
+ * parent's non-blocking read end. */
+static int open_child_fds(int pipefd[2], int *null_fd, maat_error *err)
+{
+    if (pipe2(pipefd, O_CLOEXEC) != 0)
+        return maat_error_set(err, MAAT_EIO, "cannot create bot pipe: %s",
+                              strerror(errno));
+    pipefd[0] = fd_above_stdio(pipefd[0]);
+    pipefd[1] = fd_above_stdio(pipefd[1]);
+    *null_fd = fd_above_stdio(open("/dev/null", O_RDONLY | O_CLOEXEC));
+    if (pipefd[0] < 0 || pipefd[1] < 0 || *null_fd < 0 ||
+        fcntl(pipefd[0], F_SETFL, O_NONBLOCK) != 0) {
+        int e = errno;
+        close_if_open(&pipefd[0]);
+        close_if_open(&pipefd[1]);
+        close_if_open(null_fd);
+        return maat_error_set(err, MAAT_EIO,
+                              "cannot set up bot stdio (/dev/null, pipe): %s",
+                              strerror(e));
+    }
+    return MAAT_OK;
+}
+
+maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
+                           const char *log_path, const char *cwd,
+                           const maat_proc_limits *lim, maat_error *err)
+{
+    static const maat_proc_limits no_limits;
+    if (!cmd) {
+        maat_error_set(err, MAAT_EINVAL, "bot command is NULL");
+        return NULL;
+    }
+    if (!lim)
+        lim = &no_limits;
+
+    maat_proc *p = calloc(1, sizeof *p);
+    if (!p) {
+        maat_error_set(err, MAAT_ENOMEM, "out of memory spawning '%s'", cmd);
+        return NULL;
+    }
+    p->pid = -1;
+    p->out_fd = -1;
+    p->log_cap = lim->log_cap;
+    p->log_fd = open_log(log_path, err);
+    if (log_path && p->log_fd < 0) {
+        free(p);
+        return NULL;
+    }
+
+    static char sh[] = "sh", dash_c[] = "-c";
+    child_plan cp = {.argv = {sh, dash_c, (char *)cmd, NULL},
+                     .cwd = cwd,
+                     .parent = getpid()};
+    plan_limits(&cp, lim);
+    int pipefd[2] = {-1, -1};
+    cp.envp = build_envp(env, err);
+    if (!cp.envp || open_child_fds(pipefd, &cp.null_fd, err) != MAAT_OK)
+        goto fail;
+    cp.out_fd = pipefd[1];
+
+    pid_t pid = fork();
+    if (pid == 0)
+        child_run(&cp);
+    int fork_errno = errno;
+    free(cp.envp);
+    cp.envp = NULL;
+    close(cp.null_fd);
+    close(pipefd[1]);
+    if (pid < 0) {
+        close(pipefd[0]);
+        maat_error_set(err, MAAT_EIO, "cannot fork for bot '%s': %s", cmd,
+                       strerror(fork_errno));
+        goto fail;
+    }
+    /* Also done in the child; doing it here too means the group exists
+     * when spawn returns, whichever side runs first.  EACCES (the child
+     * already exec'd, so it did its own setpgid) is fine. */
+    (void)setpgid(pid, pid);
+    p->pid = pid;
+    p->out_fd = pipefd[0];
+    return p;
+
+fail:
+    free(cp.envp);
+    close_if_open(&p->log_fd);
+    free(p);
+    return NULL;
+}
+
+pid_t maat_proc_pid(const maat_proc *p)
+{
+    return p->pid;
+}
+
+int maat_proc_output_fd(const maat_proc *p)
+{
+    return p->out_fd;
+}
+
+uint64_t maat_proc_output_bytes(const maat_proc *p)
+{
+    return p->out_bytes;
+}
+
+uint64_t maat_proc_dropped_bytes(const maat_proc *p)
+{
+    return p->dropped;
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+static bool write_all(int fd, const char *buf, size_t n)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, buf, n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0)
+            return false;
+        buf += w;
+        n -= (size_t)w;
+    }
+    return true;
+}
+
+static void log_write(maat_proc *p, const char *buf, size_t n)
+{
+    if (p->log_fd >= 0 && !p->log_failed && !write_all(p->log_fd, buf, n))
+        p->log_failed = true; /* disk full etc.: keep draining, stop logging */
+}
+
+/* Route one chunk: the part under the cap goes to the log, the rest is
+ * counted as dropped, with one marker line at the cut. */
+static void log_chunk(maat_proc *p, const char *buf, size_t n)
+{
+    p->out_bytes += n;
+    if (p->log_fd < 0)
+        return; /* discarding by request, not by the cap */
+    size_t keep = n;
+    if (p->log_cap && p->logged + n > p->log_cap)
+        keep = (size_t)(p->log_cap - p->logged);
+    log_write(p, buf, keep);
+    p->logged += keep;
+    if (keep == n)
+        return;
+    p->dropped += n - keep;
+    if (!p->truncated) {
+        char line[64];
+        int len = snprintf(line, sizeof line,
+                           "[maat: log truncated at %llu bytes]\n",
+                           (unsigned long long)p->log_cap);
+        log_write(p, line, (size_t)len);
+        p->truncated = true;
+    }
+}
+
+size_t maat_proc_drain(maat_proc *p)
+{
+    char buf[CHUNK];
+    size_t total = 0;
+    for (int i = 0; p->out_fd >= 0 && i < DRAIN_MAX_READS; i++) {
+        ssize_t r = read(p->out_fd, buf, sizeof buf);
+        if (r > 0) {
+            log_chunk(p, buf, (size_t)r);
+            total += (size_t)r;
+            continue;
+        }
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            break;
+        /* EOF: every writer (the whole group) is gone.  A read error other
+         * than EAGAIN cannot be recovered from either. */
+        close_if_open(&p->out_fd);
+    }
+    return total;
+}
+
+/* ---- exit and CPU -------------------------------------------------------- */
+
+int maat_proc_exited(maat_proc *p, int *status)
+{
+    while (!p->exited) {
+        int st;
+        struct rusage ru;
+        pid_t r = wait4(p->pid, &st, WNOHANG, &ru);
+        if (r == 0)
+            return 0;
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r == p->pid) {
+            p->status = st;
+            p->ru = ru;
+        } else {
+            /* ECHILD: someone else (a waitpid(-1) elsewhere) reaped it;
+             * the status is lost, report a plain exit. */
+            p->status = 0;
+        }
+        p->exited = true;
+    }
+    if (status)
+        *status = p->status;
+    return 1;
+}
+
+static uint64_t timeval_ns(struct timeval tv)
+{
+    return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+uint64_t maat_proc_cpu_ns(maat_proc *p)
+{
+    if (!p->exited) {
+        clockid_t cid;
+        struct timespec ts;
+        if (clock_getcpuclockid(p->pid, &cid) == 0 &&
+            clock_gettime(cid, &ts) == 0)
+            return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+        /* The clock goes away once the process is a zombie: fall through to
+         * the rusage if it has in fact exited. */
+        if (!maat_proc_exited(p, NULL))
+            return 0;
+    }
+    return timeval_ns(p->ru.ru_utime) + timeval_ns(p->ru.ru_stime);
+}
+
+void maat_proc_describe_exit(int status, char *buf, size_t len)
+{
+    if (!buf || len == 0)
+        return;
+    if (WIFEXITED(status))
+        snprintf(buf, len, "exited with status %d", WEXITSTATUS(status));
+    else if (WIFSIGNALED(status))
+        snprintf(buf, len, "killed by signal %d (%s)", WTERMSIG(status),
+                 strsignal(WTERMSIG(status)));
+    else if (WIFSTOPPED(status))
+        snprintf(buf, len, "stopped by signal %d (%s)", WSTOPSIG(status),
+                 strsignal(WSTOPSIG(status)));
+    else
+        snprintf(buf, len, "unknown wait status 0x%x", (unsigned)status);
+}
+
+/* ---- teardown ------------------------------------------------------------ */
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Signal the group and, separately, the main process: a bot may have
+ * moved its main process to another group (setpgid), and the blocking
+ * reap below must never wait on a process we did not kill. */
+static void signal_all(maat_proc *p, int sig)
+{
+    if (p->pid <= 1)
+        return; /* never kill(-1) or kill(0) */
+    (void)kill(-p->pid, sig);
+    if (!p->exited)
+        (void)kill(p->pid, sig);
+}
+
+/* Wait up to grace_ms for the main process, draining meanwhile so a bot
+ * that prints on its way out does not block on a full pipe. */
+static void wait_main(maat_proc *p, int grace_ms)
+{
+    int64_t deadline = now_ms() + (grace_ms > 0 ? grace_ms : 0);
+    while (!maat_proc_exited(p, NULL)) {
+        maat_proc_drain(p);
+        int64_t left = deadline - now_ms();
+        if (left <= 0)
+            return;
+        struct timespec step = {0, (left < 5 ? left : 5) * 1000000L};
+        nanosleep(&step, NULL);
+    }
+}
+
+static void reap_main_blocking(maat_proc *p)
+{
+    while (!p->exited) {
+        int st;
+        struct rusage ru;
+        pid_t r = wait4(p->pid, &st, 0, &ru);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r == p->pid) {
+            p->status = st;
+            p->ru = ru;
+        }
+        p->exited = true;
+    }
+}
+
+void maat_proc_stop(maat_proc *p, int grace_ms)
+{
+    if (!p)
+        return;
+    if (!p->stopped) {
+        signal_all(p, SIGTERM);
+        wait_main(p, grace_ms);
+        /* Unconditionally: stragglers (background children) stay in the
+         * group after the main process exits. */
+        signal_all(p, SIGKILL);
+        reap_main_blocking(p);
+        /* If the referee is a child subreaper, dead group members were
+         * reparented to it; reap those already gone.  Non-blocking: a
+         * member that rejoined the group after the SIGKILL must not hang
+         * the referee. */
+        while (p->pid > 1 && waitpid(-p->pid, NULL, WNOHANG) > 0)
+            ;
+        p->stopped = true;
+    }
+    maat_proc_drain(p);
+}
+
+void maat_proc_destroy(maat_proc **pp)
+{
+    if (!pp || !*pp)
+        return;
+    maat_proc *p = *pp;
+    maat_proc_stop(p, 500);
+    close_if_open(&p->out_fd);
+    close_if_open(&p->log_fd);
+    free(p);
+    *pp = NULL;
+}

@@ -1,0 +1,73 @@
+/* proc.h -- spawned bot processes: start, watch, capture output, end.
+ *
+ * A spawned bot runs `/bin/sh -c CMD` in its own process group (so the
+ * whole tree can be signalled at once), with resource limits, its stdout
+ * and stderr going through a pipe the referee drains into a per-seat log
+ * file capped in size (a bot that spams output never blocks and never
+ * fills the disk), and PR_SET_PDEATHSIG so it dies if the referee dies.
+ *
+ * Ownership: maat_proc_spawn returns a maat_proc owned by the caller;
+ * maat_proc_destroy(&p) stops the group if still running (SIGTERM, then
+ * SIGKILL after the grace period), reaps, closes the log, frees, sets p
+ * to NULL.  Not thread-safe; one referee thread owns its procs.
+ */
+#ifndef MAAT_PROC_H
+#define MAAT_PROC_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "maat/error.h"
+
+typedef struct maat_proc maat_proc;
+
+/* 0 in a field means "no limit" for that field. */
+typedef struct maat_proc_limits {
+    uint64_t address_space; /* bytes, RLIMIT_AS */
+    uint64_t cpu_seconds;   /* RLIMIT_CPU */
+    uint64_t processes;     /* RLIMIT_NPROC */
+    uint64_t open_files;    /* RLIMIT_NOFILE */
+    uint64_t log_cap;       /* bytes kept in the log file */
+} maat_proc_limits;
+
+/* Start `cmd` via /bin/sh -c in a new process group.  `env` is a
+ * NULL-terminated list of "NAME=value" added to the inherited environment
+ * (may be NULL).  Output goes to `log_path` (created/truncated; NULL means
+ * discard).  `cwd` may be NULL.  Returns NULL and fills err on failure
+ * (bad log path, fork failure). */
+maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
+                           const char *log_path, const char *cwd,
+                           const maat_proc_limits *lim, maat_error *err);
+
+pid_t maat_proc_pid(const maat_proc *p);
+
+/* The read end of the output pipe, for poll(); -1 once closed (EOF). */
+int maat_proc_output_fd(const maat_proc *p);
+/* Read whatever output is available without blocking; write it to the log
+ * until log_cap bytes, then discard (a single "[maat: log truncated]" line
+ * marks the cut).  Returns bytes read this call. */
+size_t maat_proc_drain(maat_proc *p);
+/* Total bytes the bot wrote, and how many were dropped by the cap. */
+uint64_t maat_proc_output_bytes(const maat_proc *p);
+uint64_t maat_proc_dropped_bytes(const maat_proc *p);
+
+/* Has the main process exited?  Non-blocking (waitpid WNOHANG).  Returns 1
+ * and fills *status (waitpid format) once it has; 0 while it runs. */
+int maat_proc_exited(maat_proc *p, int *status);
+/* Human-readable exit description, e.g. "exited with status 3" or
+ * "killed by signal 11 (Segmentation fault)". */
+void maat_proc_describe_exit(int status, char *buf, size_t len);
+
+/* CPU time (user + system) used so far by the main process, in
+ * nanoseconds, measured via clock_getcpuclockid; after exit, the rusage
+ * total of the process and its reaped children.  0 if unavailable. */
+uint64_t maat_proc_cpu_ns(maat_proc *p);
+
+/* SIGTERM the whole process group; wait up to grace_ms for it to exit;
+ * then SIGKILL the group and reap.  Also kills any group members left after
+ * the main process exited.  Safe to call twice. */
+void maat_proc_stop(maat_proc *p, int grace_ms);
+
+void maat_proc_destroy(maat_proc **p);
+
+#endif

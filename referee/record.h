@@ -1,0 +1,52 @@
+/* record.h -- what a finished game leaves behind: the game record (a JSON
+ * file that replays the game exactly) and one line in the ladder file.
+ * Formats: docs/FORMATS.md.  The record holds no wall-clock time unless
+ * asked to, so the same seed and actions give a byte-identical record.
+ */
+#ifndef MAAT_RECORD_H
+#define MAAT_RECORD_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <jansson.h>
+
+#include "maat/game.h"
+
+typedef struct maat_game_result {
+    const maat_rules *rules;
+    const char *setup_name; /* deck file or NULL for the reference */
+    uint64_t seed;
+    int game_index;
+    const char *match_id;
+    int seats;
+    const char *const *bot_names; /* by seat */
+    const maat_score *scores;     /* by seat */
+    const int *ranks;             /* match ranks, after forfeits */
+    const int *out;               /* 1 = the seat was out */
+    json_t *decisions;            /* borrowed */
+    json_t *faults;               /* borrowed */
+    int64_t duration_ms;
+} maat_game_result;
+
+/* msgpack bytes (trusted: our own encoding) as a new JSON value. */
+json_t *maat_json_from_msgpack_bytes(const void *data, size_t len);
+/* A JSON value as msgpack (maps, arrays, strings, integers, bools, null). */
+int maat_json_to_msgpack(const json_t *j, msgpack_packer *pk);
+
+/* "rec.json" for a single game; "rec-3.json" for game 3 of a series. */
+void maat_record_path(const char *base, int games, int index, char *out,
+                      size_t len);
+int maat_record_write(const maat_game_result *r, const char *path,
+                      maat_error *err);
+
+/* Append one line; safe with many writers (flock + one write + fsync). */
+int maat_ladder_append(const maat_game_result *r, const char *path,
+                       maat_error *err);
+
+/* Re-simulate a record; print each difference to `report`.  Returns the
+ * number of differences (0 = the record is exact) or -1 with err when the
+ * record cannot be read.  `deck` overrides the deck file it names. */
+int maat_record_verify(const char *path, const char *deck, FILE *report,
+                       maat_error *err);
+
+#endif

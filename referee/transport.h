@@ -1,0 +1,48 @@
+/* transport.h -- the referee's one ZeroMQ ROUTER socket.
+ *
+ * Bots connect DEALER sockets; the referee never blocks on a send
+ * (ROUTER_MANDATORY + DONTWAIT: a vanished peer is an error, not a hang),
+ * caps inbound messages (ZMQ_MAXMSGSIZE: an oversize message drops that
+ * peer's connection instead of allocating), sets linger 0 so shutdown never
+ * waits for a peer, and uses ZMTP heartbeats so a frozen peer is dropped.
+ * A routing id is only an address: identity comes from the hello token.
+ */
+#ifndef MAAT_TRANSPORT_H
+#define MAAT_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <zmq.h>
+
+#include "maat/error.h"
+
+typedef struct maat_transport maat_transport;
+
+/* One inbound message: the sender's routing id and its payload frame.
+ * frames != 2 means the peer sent a multipart message (malformed). */
+typedef struct maat_inbound {
+    uint8_t rid[256];
+    size_t rid_len;
+    zmq_msg_t payload;
+    int frames;
+} maat_inbound;
+
+/* Bind `endpoint` (tcp://host:port, ipc://path); NULL binds a fresh
+ * ipc:// socket in a private temporary directory (mode 0700). */
+maat_transport *maat_transport_new(const char *endpoint, maat_error *err);
+void maat_transport_destroy(maat_transport **t);
+
+/* The bound endpoint as bots should connect to it. */
+const char *maat_transport_endpoint(const maat_transport *t);
+void *maat_transport_socket(maat_transport *t);
+
+/* Send one payload to a routing id without blocking.  0, or -1 when the
+ * peer is gone or not reading (errno from zmq). */
+int maat_transport_send(maat_transport *t, const uint8_t *rid, size_t rid_len,
+                        const void *data, size_t len);
+/* Receive one message if one is waiting: 1 and `in` filled (close with
+ * maat_inbound_close), 0 if none. */
+int maat_transport_recv(maat_transport *t, maat_inbound *in);
+void maat_inbound_close(maat_inbound *in);
+
+#endif

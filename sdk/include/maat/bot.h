@@ -1,0 +1,65 @@
+/* bot.h -- the connection loop for bot authors.
+ *
+ * A bot is one function that picks an action for a game position:
+ *
+ *   static int act(maat_bot_turn *t, void *user) {
+ *       return maat_policy_random(t->rules, t->game, &t->rng, &t->action);
+ *   }
+ *   int main(void) { return maat_bot_main("my-bot", act, NULL); }
+ *
+ * maat_bot_main reads the endpoint and token from the environment
+ * (MAAT_ENDPOINT, MAAT_TOKEN -- the referee sets them for bots it spawns;
+ * set them yourself for a remote bot), says hello, and answers every
+ * request by calling `act` until the referee says bye.  It never blocks
+ * forever: if the referee goes silent for `idle_timeout_ms` it exits with
+ * an error on stderr.
+ *
+ * The turn gives you the decoded request: the raw observation (a msgpack
+ * map, see docs/PROTOCOL.md), the legal actions decoded into maat_action
+ * values, and the time left on your clock.
+ *
+ * No global state: several bots may run in one process, one thread each.
+ */
+#ifndef MAAT_BOT_H
+#define MAAT_BOT_H
+
+#include <stdint.h>
+
+#include "maat/game.h"
+
+typedef struct maat_bot_turn {
+    const maat_rules *rules;
+    int seat;
+    int decision_kind;
+    const msgpack_object *observation; /* valid during the call only */
+    const maat_action *legal;          /* the legal actions, decoded */
+    int n_legal;
+    int64_t time_left_ms; /* for this decision, including any bank */
+    int64_t bank_ms;
+    maat_rng rng;      /* seeded per bot and decision; use freely */
+    maat_action action; /* write your answer here */
+} maat_bot_turn;
+
+/* Return MAAT_OK after filling t->action; anything else sends no action
+ * (the referee will time the seat out). */
+typedef int (*maat_bot_act_fn)(maat_bot_turn *t, void *user);
+
+typedef struct maat_bot_options {
+    const char *name;       /* sent in hello; default "bot" */
+    const char *endpoint;   /* default: $MAAT_ENDPOINT */
+    const char *token;      /* default: $MAAT_TOKEN */
+    int idle_timeout_ms;    /* default 120000 */
+    uint64_t seed;          /* for t->rng; default: from the token */
+    int verbose;            /* log protocol traffic to stderr */
+} maat_bot_options;
+
+/* Run the loop.  Returns 0 after bye, non-zero (and a message on stderr)
+ * on a protocol or connection error. */
+int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
+                 void *user);
+
+/* Shorthand: default options with this name; parses --verbose, --help. */
+int maat_bot_main(const char *name, maat_bot_act_fn act, void *user,
+                  int argc, char **argv);
+
+#endif

@@ -1,0 +1,34 @@
+/* protocol.h -- the constants of the referee <-> bot protocol.
+ *
+ * docs/PROTOCOL.md is the full description, written so a bot in any
+ * language can play from it alone.  In short: the referee binds a ZeroMQ
+ * ROUTER, each bot connects a DEALER; every message is one frame holding
+ * one msgpack map with a "type" field.
+ *
+ *   bot -> referee   hello   {type, version, token, name}
+ *   referee -> bot   welcome {type, version, seat, game, rules_version,
+ *                             setup, games}        (or reject {type, reason})
+ *   referee -> bot   start   {type, game_index, seat, seats}
+ *   referee -> bot   request {type, seq, decision, observation, events,
+ *                             legal, clock}
+ *   bot -> referee   action  {type, seq, action}
+ *   referee -> bot   end     {type, game_index, observation, events, ranks,
+ *                             faults}
+ *   referee -> bot   bye     {type}
+ */
+#ifndef MAAT_PROTOCOL_H
+#define MAAT_PROTOCOL_H
+
+#define MAAT_PROTOCOL_VERSION 1
+
+/* Environment variables a spawned bot receives. */
+#define MAAT_ENV_ENDPOINT "MAAT_ENDPOINT" /* e.g. ipc:///tmp/maat-1234/ref */
+#define MAAT_ENV_TOKEN "MAAT_TOKEN"       /* the seat's secret token */
+#define MAAT_ENV_NAME "MAAT_BOT_NAME"     /* the bot's name in this match */
+
+/* Largest message a bot may send (ZMQ_MAXMSGSIZE on the referee socket). */
+#define MAAT_MAX_BOT_MESSAGE 65536
+/* Largest message the referee sends (bots may cap their socket with it). */
+#define MAAT_MAX_REFEREE_MESSAGE (4 << 20)
+
+#endif

@@ -1,0 +1,290 @@
+/* bot.c -- the bot side of the protocol: connect a DEALER to the referee,
+ * say hello, answer requests through the author's function, leave on bye.
+ * Everything the referee sends is checked (maat_msg_unpack) before use, and
+ * every wait has a deadline, so a broken referee cannot hang a bot. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "maat/bot.h"
+#include "maat/msg.h"
+#include "maat/protocol.h"
+
+typedef struct bot {
+    const maat_bot_options *opt;
+    void *ctx, *sock;
+    const maat_rules *rules;
+    int seat;
+    maat_rng rng;
+    maat_action *legal;
+    int legal_cap;
+} bot;
+
+static int send_map(bot *b, msgpack_sbuffer *sb)
+{
+    return zmq_send(b->sock, sb->data, sb->size, 0) < 0 ? -1 : 0;
+}
+
+static int send_hello(bot *b)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 4);
+    maat_pack_kv_str(&pk, "type", "hello");
+    maat_pack_kv_int(&pk, "version", MAAT_PROTOCOL_VERSION);
+    maat_pack_kv_str(&pk, "token", b->opt->token);
+    maat_pack_kv_str(&pk, "name", b->opt->name ? b->opt->name : "bot");
+    int rc = send_map(b, &sb);
+    msgpack_sbuffer_destroy(&sb);
+    return rc;
+}
+
+static int on_welcome(bot *b, const msgpack_object *m)
+{
+    const msgpack_object *game = maat_msg_get(m, "game");
+    int64_t version = 0;
+    maat_error err = {0};
+    if (maat_msg_get_int(m, "version", 0, 1000, &version, &err) ||
+        version != MAAT_PROTOCOL_VERSION) {
+        fprintf(stderr, "%s: referee speaks protocol version %lld, this SDK "
+                        "speaks %d\n", b->opt->name, (long long)version,
+                MAAT_PROTOCOL_VERSION);
+        return -1;
+    }
+    if (!game || game->type != MSGPACK_OBJECT_STR || game->via.str.size > 63) {
+        fprintf(stderr, "%s: welcome without a game name\n", b->opt->name);
+        return -1;
+    }
+    char name[64];
+    memcpy(name, game->via.str.ptr, game->via.str.size);
+    name[game->via.str.size] = 0;
+    b->rules = maat_rules_find(name);
+    if (!b->rules) {
+        fprintf(stderr, "%s: this SDK does not know the game '%s'\n",
+                b->opt->name, name);
+        return -1;
+    }
+    return 0;
+}
+
+static int decode_legal(bot *b, const msgpack_object *legal)
+{
+    if (!legal || legal->type != MSGPACK_OBJECT_ARRAY)
+        return -1;
+    int n = (int)legal->via.array.size;
+    if (n > b->legal_cap) {
+        maat_action *a = realloc(b->legal, sizeof *a * (size_t)n);
+        if (!a)
+            return -1;
+        b->legal = a;
+        b->legal_cap = n;
+    }
+    for (int i = 0; i < n; i++) {
+        maat_error err = {0};
+        if (b->rules->decode_action(NULL, &legal->via.array.ptr[i],
+                                    &b->legal[i], &err)) {
+            fprintf(stderr, "%s: bad legal action %d: %s\n", b->opt->name, i,
+                    err.msg);
+            return -1;
+        }
+    }
+    return n;
+}
+
+static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
+                      void *user)
+{
+    maat_error err = {0};
+    int64_t seq, left = 0, bank = 0;
+    if (maat_msg_get_int(m, "seq", 0, INT64_MAX, &seq, &err)) {
+        fprintf(stderr, "%s: bad request: %s\n", b->opt->name, err.msg);
+        return -1;
+    }
+    const msgpack_object *clock = maat_msg_get(m, "clock");
+    maat_msg_get_int_or(clock, "time_left_ms", 0, INT64_MAX, 0, &left, &err);
+    maat_msg_get_int_or(clock, "bank_ms", 0, INT64_MAX, 0, &bank, &err);
+    int n = decode_legal(b, maat_msg_get(m, "legal"));
+    if (n <= 0) {
+        fprintf(stderr, "%s: request %lld has no legal actions\n",
+                b->opt->name, (long long)seq);
+        return -1;
+    }
+    maat_bot_turn t;
+    memset(&t, 0, sizeof t);
+    t.rules = b->rules;
+    t.seat = b->seat;
+    t.decision_kind = b->legal[0].kind;
+    t.observation = maat_msg_get(m, "observation");
+    t.legal = b->legal;
+    t.n_legal = n;
+    t.time_left_ms = left;
+    t.bank_ms = bank;
+    t.rng = b->rng;
+    maat_rng_next(&b->rng); /* a fresh stream for the next turn */
+    t.action = b->legal[0];
+    if (act(&t, user) != MAAT_OK)
+        return 0; /* the author chose not to answer */
+
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 3);
+    maat_pack_kv_str(&pk, "type", "action");
+    maat_pack_kv_int(&pk, "seq", seq);
+    maat_pack_str(&pk, "action");
+    b->rules->encode_action(NULL, &t.action, &pk);
+    int rc = send_map(b, &sb);
+    msgpack_sbuffer_destroy(&sb);
+    return rc;
+}
+
+/* Handle one message; returns 1 on bye, 0 to go on, -1 on error. */
+static int on_message(bot *b, const void *buf, size_t len,
+                      maat_bot_act_fn act, void *user)
+{
+    msgpack_unpacked u;
+    maat_error err = {0};
+    int rc = -1;
+    if (maat_msg_unpack(buf, len, &u, &err)) {
+        fprintf(stderr, "%s: undecodable message from the referee: %s\n",
+                b->opt->name, err.msg);
+        goto out;
+    }
+    const msgpack_object *m = &u.data, *type = maat_msg_get(m, "type");
+    int64_t seat;
+    if (b->opt->verbose) {
+        fprintf(stderr, "%s <- ", b->opt->name);
+        msgpack_object_print(stderr, *m);
+        fprintf(stderr, "\n");
+    }
+    if (maat_msg_str_eq(type, "welcome")) {
+        rc = on_welcome(b, m);
+    } else if (maat_msg_str_eq(type, "reject")) {
+        const msgpack_object *r = maat_msg_get(m, "reason");
+        fprintf(stderr, "%s: the referee refused us: %.*s\n", b->opt->name,
+                r && r->type == MSGPACK_OBJECT_STR ? (int)r->via.str.size : 0,
+                r && r->type == MSGPACK_OBJECT_STR ? r->via.str.ptr : "");
+    } else if (maat_msg_str_eq(type, "start")) {
+        rc = maat_msg_get_int(m, "seat", 0, MAAT_MAX_SEATS - 1, &seat, &err);
+        b->seat = (int)seat;
+    } else if (maat_msg_str_eq(type, "request")) {
+        rc = b->rules ? on_request(b, m, act, user) : -1;
+    } else if (maat_msg_str_eq(type, "end")) {
+        rc = 0;
+    } else if (maat_msg_str_eq(type, "bye")) {
+        rc = 1;
+    } else {
+        fprintf(stderr, "%s: unknown message type from the referee\n",
+                b->opt->name);
+    }
+out:
+    msgpack_unpacked_destroy(&u);
+    return rc;
+}
+
+int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
+                 void *user)
+{
+    bot b;
+    memset(&b, 0, sizeof b);
+    maat_bot_options o = *opt;
+    if (!o.name)
+        o.name = "bot";
+    if (!o.endpoint)
+        o.endpoint = getenv(MAAT_ENV_ENDPOINT);
+    if (!o.token)
+        o.token = getenv(MAAT_ENV_TOKEN);
+    if (!o.idle_timeout_ms)
+        o.idle_timeout_ms = 120000;
+    if (!o.endpoint || !o.token) {
+        fprintf(stderr, "%s: set %s and %s (the referee does this for bots "
+                        "it spawns)\n", o.name, MAAT_ENV_ENDPOINT,
+                MAAT_ENV_TOKEN);
+        return 2;
+    }
+    b.opt = &o;
+    uint64_t seed = o.seed;
+    for (const char *p = o.token; !seed && *p; p++)
+        seed = seed * 131 + (unsigned char)*p;
+    maat_rng_seed(&b.rng, seed);
+
+    b.ctx = zmq_ctx_new();
+    b.sock = zmq_socket(b.ctx, ZMQ_DEALER);
+    int zero = 0, ivl = 1000, hb_timeout = 5000;
+    int64_t max = MAAT_MAX_REFEREE_MESSAGE;
+    zmq_setsockopt(b.sock, ZMQ_LINGER, &zero, sizeof zero);
+    zmq_setsockopt(b.sock, ZMQ_MAXMSGSIZE, &max, sizeof max);
+    zmq_setsockopt(b.sock, ZMQ_HEARTBEAT_IVL, &ivl, sizeof ivl);
+    zmq_setsockopt(b.sock, ZMQ_HEARTBEAT_TIMEOUT, &hb_timeout,
+                   sizeof hb_timeout);
+    int rc = 1;
+    if (zmq_connect(b.sock, o.endpoint) != 0) {
+        fprintf(stderr, "%s: cannot connect to %s: %s\n", o.name, o.endpoint,
+                zmq_strerror(zmq_errno()));
+        goto out;
+    }
+    if (send_hello(&b) != 0) {
+        fprintf(stderr, "%s: cannot send hello: %s\n", o.name,
+                zmq_strerror(zmq_errno()));
+        goto out;
+    }
+    for (;;) {
+        zmq_pollitem_t item = {b.sock, 0, ZMQ_POLLIN, 0};
+        int n = zmq_poll(&item, 1, o.idle_timeout_ms);
+        if (n < 0 && zmq_errno() == EINTR)
+            continue;
+        if (n <= 0) {
+            fprintf(stderr, "%s: no word from the referee at %s for %d ms; "
+                            "giving up\n", o.name, o.endpoint,
+                    o.idle_timeout_ms);
+            goto out;
+        }
+        zmq_msg_t msg;
+        zmq_msg_init(&msg);
+        if (zmq_msg_recv(&msg, b.sock, 0) < 0) {
+            zmq_msg_close(&msg);
+            continue;
+        }
+        int r = on_message(&b, zmq_msg_data(&msg), zmq_msg_size(&msg), act,
+                           user);
+        zmq_msg_close(&msg);
+        if (r < 0)
+            goto out;
+        if (r == 1) {
+            rc = 0;
+            goto out;
+        }
+    }
+out:
+    zmq_close(b.sock);
+    zmq_ctx_term(b.ctx);
+    free(b.legal);
+    return rc;
+}
+
+int maat_bot_main(const char *name, maat_bot_act_fn act, void *user,
+                  int argc, char **argv)
+{
+    maat_bot_options o;
+    memset(&o, 0, sizeof o);
+    o.name = getenv(MAAT_ENV_NAME) ? getenv(MAAT_ENV_NAME) : name;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--verbose")) {
+            o.verbose = 1;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            printf("usage: %s [--verbose]\nA maat bot.  Reads %s and %s from "
+                   "the environment\n(maat-referee sets them when it spawns "
+                   "the bot).\n", name, MAAT_ENV_ENDPOINT, MAAT_ENV_TOKEN);
+            return 0;
+        } else {
+            fprintf(stderr, "%s: unknown option '%s' (try --help)\n", name,
+                    argv[i]);
+            return 2;
+        }
+    }
+    return maat_bot_run(&o, act, user);
+}

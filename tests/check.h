@@ -1,0 +1,30 @@
+/* check.h -- the tiny assertion kit every test program uses.
+ *
+ * CHECK(cond, fmt, ...) records a failure with file:line and a message but
+ * keeps going, so one run shows every broken rule; check_done() prints a
+ * summary and returns the exit code (0 = all held). */
+#ifndef MAAT_TEST_CHECK_H
+#define MAAT_TEST_CHECK_H
+
+#include <stdio.h>
+
+static int check_failures, check_count;
+
+#define CHECK(cond, ...)                                                     \
+    do {                                                                     \
+        check_count++;                                                       \
+        if (!(cond)) {                                                       \
+            check_failures++;                                                \
+            fprintf(stderr, "%s:%d: FAILED %s: ", __FILE__, __LINE__, #cond); \
+            fprintf(stderr, __VA_ARGS__);                                    \
+            fprintf(stderr, "\n");                                           \
+        }                                                                    \
+    } while (0)
+
+static inline int check_done(const char *name)
+{
+    printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
+    return check_failures ? 1 : 0;
+}
+
+#endif
