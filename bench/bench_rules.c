@@ -42,16 +42,22 @@ static void usage(FILE *f)
             "(--seats N: only N).\n");
 }
 
-static double now(void)
+static double clock_s(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static double now(void)
+{
+    return clock_s(CLOCK_MONOTONIC);
 }
 
 typedef struct result {
     long long games, decisions;
-    double seconds;
+    double seconds;     /* wall */
+    double cpu_seconds; /* this thread's CPU time over the same span */
 } result;
 
 /* Play one game to the end; returns its number of decisions, -1 on error. */
@@ -115,6 +121,7 @@ static int bench_seats(const maat_rules *r, const maat_setup *setup,
     maat_rng_seed(&rng, maat_seed_derive(seed, 1000u + (uint64_t)seats));
     uint64_t deal_seed = maat_seed_derive(seed, (uint64_t)seats);
     long long games = 0, decisions = 0;
+    double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
     double t0 = now(), t = t0;
     do {
         long long d = play_one(r, setup, maat_seed_derive(deal_seed,
@@ -129,6 +136,7 @@ static int bench_seats(const maat_rules *r, const maat_setup *setup,
     out->games = games;
     out->decisions = decisions;
     out->seconds = t - t0;
+    out->cpu_seconds = clock_s(CLOCK_THREAD_CPUTIME_ID) - c0;
     return 0;
 }
 
@@ -211,8 +219,10 @@ int main(int argc, char **argv)
     printf("bench-rules: %s (%s), random legal play, %.3g s per seat count, "
            "seed %llu, 1 thread\n",
            r->name, r->rules_version, seconds, seed);
-    printf("%5s %10s %12s %14s %14s\n", "seats", "games", "games/s",
-           "decisions/s", "decisions/game");
+    /* cpu% = CPU time / wall time: below ~95 the machine took the core
+     * away for a while and the rates are low. */
+    printf("%5s %10s %12s %14s %14s %5s\n", "seats", "games", "games/s",
+           "decisions/s", "decisions/game", "cpu%");
     fflush(stdout);
     long long sink = 0;
     int rc = 0;
@@ -222,10 +232,11 @@ int main(int argc, char **argv)
             rc = 1;
             break;
         }
-        printf("%5d %10lld %12.0f %14.0f %14.1f\n", seats, res.games,
+        printf("%5d %10lld %12.0f %14.0f %14.1f %5.0f\n", seats, res.games,
                (double)res.games / res.seconds,
                (double)res.decisions / res.seconds,
-               (double)res.decisions / (double)res.games);
+               (double)res.decisions / (double)res.games,
+               100.0 * res.cpu_seconds / res.seconds);
         fflush(stdout);
     }
     /* A score checksum, so the work cannot be optimised away and two runs

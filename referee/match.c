@@ -506,9 +506,17 @@ static int start_bots(match *m, maat_error *err)
         snprintf(env_name, sizeof env_name, "%s=%s", MAAT_ENV_NAME,
                  b->spec->name);
         char *env[] = {env_ep, env_tok, env_name, NULL};
+        /* A simple command is exec'd by the shell, so the process we watch
+         * (and time) is the bot itself, not a waiting /bin/sh. */
+        char cmd[4200];
+        int simple = strlen(b->spec->command) < 4000 &&
+                     !strpbrk(b->spec->command, ";&|\n()`") &&
+                     strncmp(b->spec->command, "exec ", 5) != 0;
+        snprintf(cmd, sizeof cmd, "%s%s", simple ? "exec " : "",
+                 b->spec->command);
         if (c->log_dir)
             snprintf(log, sizeof log, "%s/%s.log", c->log_dir, b->spec->name);
-        b->proc = maat_proc_spawn(b->spec->command, env,
+        b->proc = maat_proc_spawn(cmd, env,
                                   c->log_dir ? log : NULL, NULL, &c->limits,
                                   err);
         if (!b->proc)
@@ -755,12 +763,21 @@ static int finish_game(match *m, int64_t started_ns, maat_error *err)
     if (!rc && m->c->ladder_path)
         rc = maat_ladder_append(&res, m->c->ladder_path, err);
     if (!m->c->quiet) {
-        fprintf(stderr, "maat-referee: game %d (seed %llu) over:",
-                m->game_index, (unsigned long long)m->game_seed);
-        for (int s = 0; s < m->n; s++)
-            fprintf(stderr, " %s=%d(#%d%s)", names[s], sc[s].total, ranks[s],
-                    out[s] ? ",out" : "");
-        fprintf(stderr, "\n");
+        fprintf(stderr, "maat-referee: game %d of %d, seed %llu, %d "
+                "decisions\n  %-4s %-12s %4s %5s", m->game_index + 1,
+                m->c->games, (unsigned long long)m->game_seed,
+                m->decision_no, "seat", "bot", "rank", "score");
+        for (int p = 0; p < r->n_score_parts; p++)
+            fprintf(stderr, " %7s", r->score_parts[p]);
+        fprintf(stderr, "  faults\n");
+        for (int s = 0; s < m->n; s++) {
+            const rbot *b = &m->bot[m->seat_bot[s]];
+            fprintf(stderr, "  %-4d %-12s %4d %5d", s, names[s], ranks[s],
+                    sc[s].total);
+            for (int p = 0; p < r->n_score_parts; p++)
+                fprintf(stderr, " %7d", sc[s].part[p]);
+            fprintf(stderr, "  %d%s\n", b->faults, out[s] ? " (out)" : "");
+        }
     }
     return rc;
 }

@@ -1,0 +1,205 @@
+/* spy.c -- maat-spy-bot: a test bot that records everything it is sent.
+ *
+ * It speaks the protocol on raw libzmq (a DEALER), so it sees the bytes
+ * exactly as the referee sent them: hello with MAAT_TOKEN / MAAT_BOT_NAME
+ * to MAAT_ENDPOINT, then every message it receives is appended, raw, to
+ * DIR/<name>.bin as [4-byte little-endian length][bytes].  Each request is
+ * answered with a uniformly random entry of its `legal` list, sent back
+ * byte for byte as the referee encoded it; it leaves on `bye`.
+ *
+ *   maat-spy-bot [--dir DIR] [--seed N]
+ *
+ * DIR defaults to $MAAT_SPY_DIR.  The choices are seeded from --seed N (or
+ * $MAAT_SPY_SEED) and the bot's name when given -- so a match between spies
+ * is deterministic -- else from the token, which is random per run.
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "maat/msg.h"
+#include "maat/protocol.h"
+#include "maat/rng.h"
+
+static uint64_t fnv1a(uint64_t h, const char *s)
+{
+    for (; s && *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return h;
+}
+
+static int append_raw(FILE *f, const void *data, size_t len)
+{
+    uint8_t hdr[4] = {(uint8_t)len, (uint8_t)(len >> 8), (uint8_t)(len >> 16),
+                      (uint8_t)(len >> 24)};
+    if (fwrite(hdr, 1, 4, f) != 4 || fwrite(data, 1, len, f) != len ||
+        fflush(f) != 0)
+        return -1;
+    return 0;
+}
+
+static int send_buf(void *sock, const msgpack_sbuffer *sb)
+{
+    return zmq_send(sock, sb->data, sb->size, 0) < 0 ? -1 : 0;
+}
+
+static int send_hello(void *sock, const char *token, const char *name)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 4);
+    maat_pack_kv_str(&pk, "type", "hello");
+    maat_pack_kv_int(&pk, "version", MAAT_PROTOCOL_VERSION);
+    maat_pack_kv_str(&pk, "token", token);
+    maat_pack_kv_str(&pk, "name", name);
+    int rc = send_buf(sock, &sb);
+    msgpack_sbuffer_destroy(&sb);
+    return rc;
+}
+
+/* Answer a request with a random legal entry, copied as it came. */
+static int answer(void *sock, const msgpack_object *m, maat_rng *rng,
+                  const char *name)
+{
+    maat_error err = {0};
+    int64_t seq;
+    const msgpack_object *legal = maat_msg_get(m, "legal");
+    if (maat_msg_get_int(m, "seq", 0, INT64_MAX, &seq, &err)) {
+        fprintf(stderr, "%s: bad request: %s\n", name, err.msg);
+        return -1;
+    }
+    if (!legal || legal->type != MSGPACK_OBJECT_ARRAY ||
+        legal->via.array.size == 0) {
+        fprintf(stderr, "%s: request %lld without legal actions\n", name,
+                (long long)seq);
+        return -1;
+    }
+    uint64_t k = maat_rng_below(rng, legal->via.array.size);
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 3);
+    maat_pack_kv_str(&pk, "type", "action");
+    maat_pack_kv_int(&pk, "seq", seq);
+    maat_pack_str(&pk, "action");
+    msgpack_pack_object(&pk, legal->via.array.ptr[k]);
+    int rc = send_buf(sock, &sb);
+    msgpack_sbuffer_destroy(&sb);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    const char *dir = getenv("MAAT_SPY_DIR");
+    const char *seed_text = getenv("MAAT_SPY_SEED");
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
+            dir = argv[++i];
+        } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+            seed_text = argv[++i];
+        } else {
+            fprintf(stderr, "usage: maat-spy-bot [--dir DIR] [--seed N]\n");
+            return 2;
+        }
+    }
+    const char *endpoint = getenv(MAAT_ENV_ENDPOINT);
+    const char *token = getenv(MAAT_ENV_TOKEN);
+    const char *name = getenv(MAAT_ENV_NAME);
+    if (!name)
+        name = "spy";
+    if (!endpoint || !token || !dir) {
+        fprintf(stderr, "%s: needs %s, %s and --dir or MAAT_SPY_DIR\n", name,
+                MAAT_ENV_ENDPOINT, MAAT_ENV_TOKEN);
+        return 2;
+    }
+    if (strchr(name, '/')) {
+        fprintf(stderr, "%s: a bot name with '/' cannot name a file\n", name);
+        return 2;
+    }
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s.bin", dir, name);
+    FILE *f = fopen(path, "wb");
+    if (!f) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", name, path,
+                strerror(errno));
+        return 1;
+    }
+
+    uint64_t seed;
+    if (seed_text)
+        seed = fnv1a(strtoull(seed_text, NULL, 10) ^ 0xcbf29ce484222325ULL,
+                     name);
+    else
+        seed = fnv1a(0xcbf29ce484222325ULL, token);
+    maat_rng rng;
+    maat_rng_seed(&rng, seed);
+
+    void *ctx = zmq_ctx_new();
+    void *sock = zmq_socket(ctx, ZMQ_DEALER);
+    int zero = 0;
+    zmq_setsockopt(sock, ZMQ_LINGER, &zero, sizeof zero);
+    int rc = 1;
+    if (zmq_connect(sock, endpoint) != 0 ||
+        send_hello(sock, token, name) != 0) {
+        fprintf(stderr, "%s: cannot reach %s: %s\n", name, endpoint,
+                zmq_strerror(zmq_errno()));
+        goto out;
+    }
+    for (;;) {
+        zmq_pollitem_t item = {sock, 0, ZMQ_POLLIN, 0};
+        int n = zmq_poll(&item, 1, 60000);
+        if (n < 0 && zmq_errno() == EINTR)
+            continue;
+        if (n <= 0) {
+            fprintf(stderr, "%s: nothing from the referee for 60 s\n", name);
+            goto out;
+        }
+        zmq_msg_t msg;
+        zmq_msg_init(&msg);
+        if (zmq_msg_recv(&msg, sock, 0) < 0) {
+            zmq_msg_close(&msg);
+            continue;
+        }
+        const void *data = zmq_msg_data(&msg);
+        size_t len = zmq_msg_size(&msg);
+        if (append_raw(f, data, len) != 0) {
+            fprintf(stderr, "%s: cannot write %s\n", name, path);
+            zmq_msg_close(&msg);
+            goto out;
+        }
+        msgpack_unpacked u;
+        maat_error err = {0};
+        int stop = 0, bad = 0;
+        if (maat_msg_unpack(data, len, &u, &err)) {
+            fprintf(stderr, "%s: undecodable message: %s\n", name, err.msg);
+            bad = 1;
+        } else {
+            const msgpack_object *type = maat_msg_get(&u.data, "type");
+            if (maat_msg_str_eq(type, "request"))
+                bad = answer(sock, &u.data, &rng, name) != 0;
+            else if (maat_msg_str_eq(type, "bye"))
+                stop = 1;
+            else if (maat_msg_str_eq(type, "reject"))
+                bad = 1;
+        }
+        msgpack_unpacked_destroy(&u);
+        zmq_msg_close(&msg);
+        if (bad)
+            goto out;
+        if (stop) {
+            rc = 0;
+            break;
+        }
+    }
+out:
+    fclose(f);
+    zmq_close(sock);
+    zmq_ctx_term(ctx);
+    return rc;
+}
