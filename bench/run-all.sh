@@ -13,7 +13,9 @@ build="$root/build-bench"
 seconds=""
 while [ $# -gt 0 ]; do
     case "$1" in
-        --seconds) seconds="$2"; shift 2 ;;
+        --seconds)
+            [ $# -ge 2 ] || { echo "run-all.sh: --seconds needs a value" >&2; exit 2; }
+            seconds="$2"; shift 2 ;;
         -h|--help) sed -n '2,8p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "run-all.sh: unknown option '$1'" >&2; exit 2 ;;
     esac

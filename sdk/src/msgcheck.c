@@ -13,6 +13,11 @@
 
 #include "maat/msg.h"
 
+/* msgpack-c 4.0 refuses a 33rd nested container (its compiled-in
+ * MSGPACK_EMBED_STACK_SIZE, not visible from <msgpack.h>); a deeper limit
+ * here would pass messages that msgpack-c then fails to decode. */
+_Static_assert(MAAT_MSG_MAX_DEPTH <= 32, "msgpack-c nests at most 32 deep");
+
 /* What a type byte announces. */
 enum kind {
     K_SCALAR, /* n payload bytes follow */

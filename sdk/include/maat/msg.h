@@ -3,11 +3,17 @@
  * msgpack-c trusts the lengths it reads: a 5-byte message declaring a huge
  * array makes it allocate gigabytes before any element arrives.  So every
  * byte string that comes from outside (a bot, a file) goes through
- * maat_msg_check first, which walks the raw bytes once and refuses any
- * declared count or length larger than the bytes that remain, nesting
- * deeper than MAAT_MSG_MAX_DEPTH, unknown/reserved type bytes, ext types,
- * and trailing bytes after the one top-level object.  Only then does
- * maat_msg_unpack hand the bytes to msgpack-c.
+ * maat_msg_check first, which walks the raw bytes once, without recursion,
+ * and refuses a message that ends early (this is what keeps huge declared
+ * counts away from msgpack-c; an impossible count is also refused at once,
+ * naming it), nesting deeper than MAAT_MSG_MAX_DEPTH containers (empty ones
+ * count), the unused type byte 0xc1, ext types, and trailing bytes after
+ * the one top-level object.  A NULL buffer is an empty message.  Only then
+ * does maat_msg_unpack hand the bytes to msgpack-c.
+ *
+ * The check does not replace a size cap: msgpack-c still spends up to ~24
+ * bytes of memory per byte of input (48 per 2-byte map entry), so cap the
+ * message size first (the referee sets ZMQ_MAXMSGSIZE).
  *
  * The typed getters below return MAAT_EDECODE with a message naming the
  * field when the value is missing, of the wrong type or out of range.
@@ -21,6 +27,8 @@
 
 #include "maat/error.h"
 
+/* msgpack-c 4.0 cannot decode more than 32 nested containers; msgcheck.c
+ * asserts this stays below that. */
 #define MAAT_MSG_MAX_DEPTH 16
 
 /* Check that buf[0..len) is exactly one well-formed msgpack object within

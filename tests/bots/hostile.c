@@ -1,0 +1,534 @@
+/* hostile.c -- maat-hostile-bot: a test bot that misbehaves on purpose.
+ *
+ * Built on raw libzmq (a DEALER) and msgpack-c, not on the SDK bot loop
+ * (which is well-behaved by construction); the SDK is used only to decode
+ * what the referee sends and to encode actions.  `--mode M` picks the
+ * misbehaviour; `--after K` plays well for the first K requests first.
+ *
+ *   good          random legal actions from the request's `legal` list
+ *   silent        says hello, then never answers
+ *   late          answers each request after sleeping --delay MS
+ *   garbage       answers with random bytes that are not msgpack
+ *   huge          answers with a 100 MB message
+ *   illegal       a well-formed action of the right kind that is not legal
+ *   wrongkind     a well-formed action of another decision kind
+ *   twice         answers each request twice
+ *   flood         answers each request --count times (default 300)
+ *   multipart     answers with a 2-frame message
+ *   crash         abort()s on request K+1
+ *   nohello       exits before saying hello
+ *   sleepy-hello  never says hello, stays alive
+ *   steal         says hello with --token (another seat's), then plays well
+ *
+ * A bot that has started misbehaving ignores `bye` and stays alive, so the
+ * referee has to end it.  Files written into $MAAT_PIDFILE_DIR (if set),
+ * each atomically (write + rename), for tests to wait on:
+ *   NAME.pid        the pid, at start
+ *   NAME.welcome    the seat, when welcomed
+ *   NAME.reject     the reason, when refused
+ *   NAME.request    the seq, at the first request
+ *   NAME-child.pid  with --fork: the pid of a child left running
+ * NAME is $MAAT_BOT_NAME, --name, or "hostile".
+ */
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "maat/game.h"
+#include "maat/msg.h"
+#include "maat/protocol.h"
+#include "maat/rng.h"
+
+enum {
+    M_GOOD, M_SILENT, M_LATE, M_GARBAGE, M_HUGE, M_ILLEGAL, M_WRONGKIND,
+    M_TWICE, M_FLOOD, M_MULTIPART, M_CRASH, M_NOHELLO, M_SLEEPY_HELLO,
+    M_STEAL, M_MODES
+};
+static const char *const mode_names[M_MODES] = {
+    "good", "silent", "late", "garbage", "huge", "illegal", "wrongkind",
+    "twice", "flood", "multipart", "crash", "nohello", "sleepy-hello",
+    "steal"};
+
+#define HUGE_BYTES (100u << 20)
+#define MAX_LEGAL 4096
+
+typedef struct hbot {
+    int mode;
+    long after, delay_ms, count, idle_ms;
+    const char *name, *token, *endpoint, *dir;
+    void *ctx, *sock;
+    const maat_rules *rules;
+    int seat, seats;
+    long requests;
+    int misbehaving;
+    maat_rng rng;
+    maat_action legal[MAX_LEGAL];
+} hbot;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"usage: maat-hostile-bot --mode MODE [--after K] [--delay MS] [--count N]\n"
+"                        [--token T] [--name N] [--endpoint EP] [--seed S]\n"
+"                        [--idle MS] [--ignore-term] [--fork]\n"
+"A test bot that misbehaves.  MODE is one of:\n");
+    for (int i = 0; i < M_MODES; i++)
+        fprintf(f, "  %s\n", mode_names[i]);
+    fprintf(f,
+"Reads %s, %s and %s from the environment unless given;\n"
+"writes NAME.pid (and readiness files) into $MAAT_PIDFILE_DIR if set.\n",
+            MAAT_ENV_ENDPOINT, MAAT_ENV_TOKEN, MAAT_ENV_NAME);
+}
+
+/* ---- marker files --------------------------------------------------- */
+
+static void write_marker(const hbot *b, const char *suffix, const char *fmt,
+                         ...) __attribute__((format(printf, 3, 4)));
+static void write_marker(const hbot *b, const char *suffix, const char *fmt,
+                         ...)
+{
+    if (!b->dir)
+        return;
+    char path[1024], tmp[1100];
+    snprintf(path, sizeof path, "%s/%s%s", b->dir, b->name, suffix);
+    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f) {
+        perror(tmp);
+        return;
+    }
+    va_list ap;
+    va_start(ap, fmt);
+    vfprintf(f, fmt, ap);
+    va_end(ap);
+    if (fclose(f) != 0 || rename(tmp, path) != 0) {
+        perror(path);
+        unlink(tmp);
+    }
+}
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) != 0)
+        ;
+}
+
+/* ---- sending -------------------------------------------------------- */
+
+static void send_bytes(hbot *b, const void *data, size_t len, int flags)
+{
+    if (zmq_send(b->sock, data, len, flags) < 0)
+        fprintf(stderr, "%s: send failed: %s\n", b->name,
+                zmq_strerror(zmq_errno()));
+}
+
+static void send_sbuf(hbot *b, msgpack_sbuffer *sb, int flags)
+{
+    send_bytes(b, sb->data, sb->size, flags);
+}
+
+/* {type: action, seq, action} into sb (initialised here). */
+static void pack_action(hbot *b, int64_t seq, const maat_action *a,
+                        msgpack_sbuffer *sb)
+{
+    msgpack_sbuffer_init(sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 3);
+    maat_pack_kv_str(&pk, "type", "action");
+    maat_pack_kv_int(&pk, "seq", seq);
+    maat_pack_str(&pk, "action");
+    b->rules->encode_action(NULL, a, &pk);
+}
+
+static void send_action(hbot *b, int64_t seq, const maat_action *a)
+{
+    msgpack_sbuffer sb;
+    pack_action(b, seq, a, &sb);
+    send_sbuf(b, &sb, 0);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+static void send_hello(hbot *b)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 4);
+    maat_pack_kv_str(&pk, "type", "hello");
+    maat_pack_kv_int(&pk, "version", MAAT_PROTOCOL_VERSION);
+    maat_pack_kv_str(&pk, "token", b->token);
+    maat_pack_kv_str(&pk, "name", b->name);
+    send_sbuf(b, &sb, 0);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+static void free_huge(void *data, void *hint)
+{
+    (void)hint;
+    free(data);
+}
+
+/* ---- choosing actions ----------------------------------------------- */
+
+static int in_legal(const hbot *b, int n, int kind, int arg0)
+{
+    for (int i = 0; i < n; i++)
+        if (b->legal[i].kind == kind && b->legal[i].arg[0] == arg0)
+            return 1;
+    return 0;
+}
+
+/* A structurally valid action of the decision's kind whose first argument
+ * no legal action has: a god tile already taken, a pair index that is
+ * taken or beyond the seats, a card not in the hand.  Falls back to a
+ * build at an impossible spot, or (a god choice with every tile free) to
+ * an action of another kind: illegal either way. */
+static void illegal_action(hbot *b, int n, maat_action *out)
+{
+    static const int hi[] = {5, 4, 104, 104}; /* god, pair, build, keep */
+    static const int lo[] = {1, 0, 0, 0};
+    *out = b->legal[0];
+    int kind = out->kind;
+    if (kind >= 0 && kind < 4) {
+        int span = hi[kind] - lo[kind] + 1;
+        int start = (int)maat_rng_below(&b->rng, (uint64_t)span);
+        for (int k = 0; k < span; k++) {
+            int v = lo[kind] + (start + k) % span;
+            if (!in_legal(b, n, kind, v)) {
+                out->arg[0] = v;
+                return;
+            }
+        }
+    }
+    /* every first argument is legal: change the kind instead */
+    memset(out, -1, sizeof *out);
+    out->kind = kind == 0 ? 1 : 0;
+    out->arg[0] = kind == 0 ? 0 : 1;
+}
+
+/* A well-formed action of another decision kind. */
+static void wrongkind_action(hbot *b, maat_action *out)
+{
+    memset(out, -1, sizeof *out);
+    if (b->legal[0].kind == 0) { /* god -> pair */
+        out->kind = 1;
+        out->arg[0] = 0;
+    } else { /* anything else -> god */
+        out->kind = 0;
+        out->arg[0] = 1;
+    }
+}
+
+/* ---- the messages --------------------------------------------------- */
+
+static void misbehave(hbot *b, int64_t seq, int n)
+{
+    maat_action a = b->legal[maat_rng_below(&b->rng, (uint64_t)n)];
+    switch (b->mode) {
+    case M_SILENT:
+        return;
+    case M_LATE:
+        sleep_ms(b->delay_ms);
+        send_action(b, seq, &a);
+        return;
+    case M_GARBAGE: {
+        /* 0xc1 is the one byte msgpack never uses: never decodable */
+        unsigned char junk[64];
+        size_t len = 8 + maat_rng_below(&b->rng, sizeof junk - 8);
+        junk[0] = 0xc1;
+        for (size_t i = 1; i < len; i++)
+            junk[i] = (unsigned char)maat_rng_next(&b->rng);
+        send_bytes(b, junk, len, 0);
+        return;
+    }
+    case M_HUGE: {
+        char *big = malloc(HUGE_BYTES);
+        if (!big) {
+            fprintf(stderr, "%s: cannot allocate the huge message\n",
+                    b->name);
+            return;
+        }
+        memset(big, 0xc1, HUGE_BYTES);
+        zmq_msg_t msg;
+        zmq_msg_init_data(&msg, big, HUGE_BYTES, free_huge, NULL);
+        if (zmq_msg_send(&msg, b->sock, 0) < 0) {
+            fprintf(stderr, "%s: huge send failed: %s\n", b->name,
+                    zmq_strerror(zmq_errno()));
+            zmq_msg_close(&msg);
+        }
+        return;
+    }
+    case M_ILLEGAL:
+        illegal_action(b, n, &a);
+        send_action(b, seq, &a);
+        return;
+    case M_WRONGKIND:
+        wrongkind_action(b, &a);
+        send_action(b, seq, &a);
+        return;
+    case M_TWICE:
+        send_action(b, seq, &a);
+        send_action(b, seq, &a);
+        return;
+    case M_FLOOD: {
+        msgpack_sbuffer sb;
+        pack_action(b, seq, &a, &sb);
+        for (long i = 0; i < b->count; i++)
+            send_sbuf(b, &sb, 0);
+        msgpack_sbuffer_destroy(&sb);
+        return;
+    }
+    case M_MULTIPART: {
+        msgpack_sbuffer sb;
+        pack_action(b, seq, &a, &sb);
+        send_sbuf(b, &sb, ZMQ_SNDMORE);
+        send_sbuf(b, &sb, 0);
+        msgpack_sbuffer_destroy(&sb);
+        return;
+    }
+    case M_CRASH:
+        fprintf(stderr, "%s: aborting at request %ld as asked\n", b->name,
+                b->requests);
+        abort();
+    default:
+        send_action(b, seq, &a);
+        return;
+    }
+}
+
+static int on_request(hbot *b, const msgpack_object *m)
+{
+    maat_error err = {0};
+    int64_t seq;
+    if (!b->rules ||
+        maat_msg_get_int(m, "seq", 0, INT64_MAX, &seq, &err)) {
+        fprintf(stderr, "%s: bad request: %s\n", b->name, err.msg);
+        return -1;
+    }
+    const msgpack_object *legal = maat_msg_get(m, "legal");
+    if (!legal || legal->type != MSGPACK_OBJECT_ARRAY ||
+        legal->via.array.size == 0) {
+        fprintf(stderr, "%s: request without legal actions\n", b->name);
+        return -1;
+    }
+    int n = legal->via.array.size > MAX_LEGAL ? MAX_LEGAL
+                                              : (int)legal->via.array.size;
+    for (int i = 0; i < n; i++)
+        if (b->rules->decode_action(NULL, &legal->via.array.ptr[i],
+                                    &b->legal[i], &err)) {
+            fprintf(stderr, "%s: bad legal action: %s\n", b->name, err.msg);
+            return -1;
+        }
+    if (++b->requests == 1)
+        write_marker(b, ".request", "%lld\n", (long long)seq);
+    if (b->requests > b->after && b->mode != M_GOOD && b->mode != M_STEAL) {
+        b->misbehaving = 1;
+        misbehave(b, seq, n);
+    } else {
+        send_action(b, seq, &b->legal[maat_rng_below(&b->rng, (uint64_t)n)]);
+    }
+    return 0;
+}
+
+/* 1 = leave (exit 0), 0 = go on, -1 = error. */
+static int on_message(hbot *b, const void *data, size_t len)
+{
+    msgpack_unpacked u;
+    maat_error err = {0};
+    int rc = 0;
+    if (maat_msg_unpack(data, len, &u, &err)) {
+        fprintf(stderr, "%s: undecodable message: %s\n", b->name, err.msg);
+        msgpack_unpacked_destroy(&u);
+        return -1;
+    }
+    const msgpack_object *m = &u.data, *type = maat_msg_get(m, "type");
+    if (maat_msg_str_eq(type, "welcome")) {
+        const msgpack_object *game = maat_msg_get(m, "game");
+        char name[64] = "";
+        if (game && game->type == MSGPACK_OBJECT_STR &&
+            game->via.str.size < sizeof name)
+            memcpy(name, game->via.str.ptr, game->via.str.size);
+        b->rules = maat_rules_find(name);
+        if (!b->rules) {
+            fprintf(stderr, "%s: unknown game '%s'\n", b->name, name);
+            rc = -1;
+        } else {
+            write_marker(b, ".welcome", "%s\n", name);
+        }
+    } else if (maat_msg_str_eq(type, "reject")) {
+        const msgpack_object *r = maat_msg_get(m, "reason");
+        int rl = r && r->type == MSGPACK_OBJECT_STR ? (int)r->via.str.size : 0;
+        const char *rp = rl ? r->via.str.ptr : "";
+        fprintf(stderr, "%s: refused: %.*s\n", b->name, rl, rp);
+        write_marker(b, ".reject", "%.*s\n", rl, rp);
+        rc = 1;
+    } else if (maat_msg_str_eq(type, "start")) {
+        int64_t seat = -1, seats = 0;
+        maat_msg_get_int(m, "seat", 0, MAAT_MAX_SEATS - 1, &seat, &err);
+        maat_msg_get_int(m, "seats", 1, MAAT_MAX_SEATS, &seats, &err);
+        b->seat = (int)seat;
+        b->seats = (int)seats;
+    } else if (maat_msg_str_eq(type, "request")) {
+        rc = on_request(b, m);
+    } else if (maat_msg_str_eq(type, "bye")) {
+        /* a bot that misbehaves does not leave: the referee must end it */
+        rc = b->misbehaving ? 0 : 1;
+    }
+    msgpack_unpacked_destroy(&u);
+    return rc;
+}
+
+/* ---- main ----------------------------------------------------------- */
+
+static long num_arg(const char *opt, const char *v)
+{
+    char *end;
+    long n = v ? strtol(v, &end, 10) : -1;
+    if (!v || !*v || *end || n < 0) {
+        fprintf(stderr, "maat-hostile-bot: %s wants a number >= 0\n", opt);
+        exit(2);
+    }
+    return n;
+}
+
+int main(int argc, char **argv)
+{
+    static hbot b;
+    b.mode = -1;
+    b.delay_ms = 1500;
+    b.count = 300;
+    b.idle_ms = 120000;
+    b.endpoint = getenv(MAAT_ENV_ENDPOINT);
+    b.token = getenv(MAAT_ENV_TOKEN);
+    b.name = getenv(MAAT_ENV_NAME);
+    b.dir = getenv("MAAT_PIDFILE_DIR");
+    uint64_t seed = 0;
+    int ignore_term = 0, do_fork = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--ignore-term")) {
+            ignore_term = 1;
+            continue;
+        } else if (!strcmp(a, "--fork")) {
+            do_fork = 1;
+            continue;
+        }
+        if (!v) {
+            fprintf(stderr, "maat-hostile-bot: '%s' needs a value\n", a);
+            return 2;
+        }
+        i++;
+        if (!strcmp(a, "--mode")) {
+            for (int k = 0; k < M_MODES; k++)
+                if (!strcmp(v, mode_names[k]))
+                    b.mode = k;
+            if (b.mode < 0) {
+                fprintf(stderr, "maat-hostile-bot: unknown mode '%s'\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--after")) {
+            b.after = num_arg(a, v);
+        } else if (!strcmp(a, "--delay")) {
+            b.delay_ms = num_arg(a, v);
+        } else if (!strcmp(a, "--count")) {
+            b.count = num_arg(a, v);
+        } else if (!strcmp(a, "--idle")) {
+            b.idle_ms = num_arg(a, v);
+        } else if (!strcmp(a, "--seed")) {
+            seed = (uint64_t)num_arg(a, v);
+        } else if (!strcmp(a, "--token")) {
+            b.token = v;
+        } else if (!strcmp(a, "--name")) {
+            b.name = v;
+        } else if (!strcmp(a, "--endpoint")) {
+            b.endpoint = v;
+        } else {
+            fprintf(stderr, "maat-hostile-bot: unknown option '%s'\n", a);
+            return 2;
+        }
+    }
+    if (b.mode < 0) {
+        usage(stderr);
+        return 2;
+    }
+    if (!b.name || !*b.name)
+        b.name = "hostile";
+    if (ignore_term)
+        signal(SIGTERM, SIG_IGN);
+    write_marker(&b, ".pid", "%d\n", (int)getpid());
+    if (do_fork) {
+        pid_t child = fork();
+        if (child == 0) { /* a grandchild of the referee, left running */
+            write_marker(&b, "-child.pid", "%d\n", (int)getpid());
+            for (;;)
+                pause();
+        }
+    }
+    if (b.mode == M_NOHELLO) {
+        fprintf(stderr, "%s: leaving before hello as asked\n", b.name);
+        return 3;
+    }
+    if (!b.endpoint || !b.token) {
+        fprintf(stderr, "%s: set %s and %s (or --endpoint, --token)\n",
+                b.name, MAAT_ENV_ENDPOINT, MAAT_ENV_TOKEN);
+        return 2;
+    }
+    maat_rng_seed(&b.rng, seed ? seed : (uint64_t)getpid() * 2654435761u);
+
+    b.ctx = zmq_ctx_new();
+    b.sock = zmq_socket(b.ctx, ZMQ_DEALER);
+    int zero = 0;
+    int64_t max = MAAT_MAX_REFEREE_MESSAGE;
+    zmq_setsockopt(b.sock, ZMQ_LINGER, &zero, sizeof zero);
+    zmq_setsockopt(b.sock, ZMQ_MAXMSGSIZE, &max, sizeof max);
+    int rc = 1;
+    if (zmq_connect(b.sock, b.endpoint) != 0) {
+        fprintf(stderr, "%s: cannot connect to %s: %s\n", b.name, b.endpoint,
+                zmq_strerror(zmq_errno()));
+        goto out;
+    }
+    if (b.mode != M_SLEEPY_HELLO)
+        send_hello(&b);
+    for (;;) {
+        zmq_pollitem_t item = {b.sock, 0, ZMQ_POLLIN, 0};
+        int n = zmq_poll(&item, 1, b.idle_ms);
+        if (n < 0 && zmq_errno() == EINTR)
+            continue;
+        if (n <= 0) {
+            fprintf(stderr, "%s: nothing for %ld ms; leaving\n", b.name,
+                    b.idle_ms);
+            goto out;
+        }
+        zmq_msg_t msg;
+        zmq_msg_init(&msg);
+        if (zmq_msg_recv(&msg, b.sock, 0) < 0) {
+            zmq_msg_close(&msg);
+            continue;
+        }
+        int r = b.mode == M_SLEEPY_HELLO
+                    ? 0
+                    : on_message(&b, zmq_msg_data(&msg), zmq_msg_size(&msg));
+        zmq_msg_close(&msg);
+        if (r < 0)
+            goto out;
+        if (r > 0) {
+            rc = 0;
+            goto out;
+        }
+    }
+out:
+    zmq_close(b.sock);
+    zmq_ctx_term(b.ctx);
+    return rc;
+}

@@ -1,0 +1,636 @@
+#!/usr/bin/env python3
+"""test_referee_faults.py -- a misbehaving bot costs only its own seat.
+
+Real matches: maat-referee with maat-hostile-bot (tests/bots/hostile.c) in
+one seat and maat-random bots in the others.  For every hostile mode we
+check, from the game record and the ladder line, that the game finished,
+the record verifies, the fault has the right kind against the right seat
+and bot, the clean seats have no faults and made every decision
+themselves, the hostile seat ranks below every clean seat once it is out,
+the policy (forfeit or strikes:N) put it out after the right number of
+faults, and that no bot process survives the referee.  Also: a stranger
+presenting a seated bot's token is refused, the --on-* options parse, and
+SIGTERM stops the referee (exit 4) with every bot gone.
+
+No sleep is used to synchronise: readiness is a file the bot writes, and
+every wait has a deadline that only guards against a hang.  Prints one line
+per check; exits 1 if any failed.
+"""
+import json
+import os
+import shlex
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.environ.get('MAAT_BUILD_ROOT', os.path.join(HERE, '..', 'build'))
+REFEREE = os.environ.get('MAAT_REFEREE',
+                         os.path.join(BUILD, 'referee', 'maat-referee'))
+HOSTILE = os.environ.get('MAAT_HOSTILE',
+                         os.path.join(BUILD, 'tests', 'maat-hostile-bot'))
+RANDOM = os.environ.get('MAAT_RANDOM',
+                        os.path.join(BUILD, 'sample-bots', 'maat-random'))
+
+TIME_MS = 300       # per decision
+GRACE_MS = 200      # transport slack
+HELLO_MS = 3000
+MATCH_GUARD_S = 90  # a match that takes longer than this has hung
+
+failures = []
+passes = 0
+
+
+def check(cond, what, detail=''):
+    global passes
+    if cond:
+        passes += 1
+        print('ok   ' + what, flush=True)
+    else:
+        failures.append(what)
+        print('FAIL ' + what + (' -- ' + detail if detail else ''),
+              flush=True)
+    return cond
+
+
+# ---- processes --------------------------------------------------------
+
+def proc_state(pid):
+    """'gone', 'zombie' (dead, not yet reaped by its new parent) or 'alive'."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return 'gone'
+    except PermissionError:
+        return 'alive'
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            state = f.read().rsplit(')', 1)[1].split()[0]
+        return 'zombie' if state in ('Z', 'X') else 'alive'
+    except (OSError, IndexError):
+        return 'gone'
+
+
+def wait_gone(pids, guard_s=5.0):
+    """Wait (with a deadline) until no pid is alive; returns the living."""
+    deadline = time.monotonic() + guard_s
+    while True:
+        living = [p for p in pids if proc_state(p) == 'alive']
+        if not living or time.monotonic() >= deadline:
+            return living
+        time.sleep(0.01)
+
+
+def tagged_processes(tag):
+    """Live processes whose environment carries MAAT_TEST_TAG=tag: every
+    process the referee spawned (and their children) inherits it."""
+    found = []
+    needle = ('MAAT_TEST_TAG=' + tag).encode()
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        try:
+            with open('/proc/%s/environ' % d, 'rb') as f:
+                env = f.read().split(b'\0')
+        except OSError:
+            continue
+        if needle in env and proc_state(int(d)) == 'alive':
+            found.append(int(d))
+    return found
+
+
+def wait_file(path, guard_s, proc=None):
+    """Wait until path exists; False on deadline or if proc exited."""
+    deadline = time.monotonic() + guard_s
+    while not os.path.exists(path):
+        if time.monotonic() >= deadline:
+            return False
+        if proc is not None and proc.poll() is not None:
+            return os.path.exists(path)
+        time.sleep(0.01)
+    return True
+
+
+def read_pids(piddir):
+    pids = {}
+    for name in os.listdir(piddir):
+        if name.endswith('.pid'):
+            try:
+                with open(os.path.join(piddir, name)) as f:
+                    pids[name[:-4]] = int(f.read().strip())
+            except (OSError, ValueError):
+                pass
+    return pids
+
+
+def kill_tagged(tag):
+    for pid in tagged_processes(tag):
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+
+
+# ---- running a match --------------------------------------------------
+
+class Run:
+    pass
+
+
+def random_cmd(piddir, name):
+    # the shell writes its pid, then becomes the bot (same pid)
+    return 'echo $$ > %s && exec %s' % (
+        shlex.quote(os.path.join(piddir, name + '.pid')), shlex.quote(RANDOM))
+
+
+def hostile_cmd(args):
+    return ' '.join([shlex.quote(HOSTILE)] + [shlex.quote(a) for a in args])
+
+
+def run_match(tmp, label, bots, extra=(), guard_s=MATCH_GUARD_S):
+    """bots: list of (name, hostile args or None for maat-random)."""
+    r = Run()
+    r.dir = os.path.join(tmp, label)
+    os.makedirs(r.dir)
+    r.piddir = os.path.join(r.dir, 'pids')
+    os.makedirs(r.piddir)
+    r.record = os.path.join(r.dir, 'record.json')
+    r.ladder = os.path.join(r.dir, 'ladder.jsonl')
+    r.tag = '%s-%d-%s' % (os.path.basename(tmp), os.getpid(), label)
+    cmd = [REFEREE, '--fixed-seats', '--seed', str(7 + len(label)),
+           '--time', str(TIME_MS), '--first-time', str(TIME_MS),
+           '--grace', str(GRACE_MS), '--hello-time', str(HELLO_MS),
+           '--record', r.record, '--ladder', r.ladder,
+           '--log-dir', os.path.join(r.dir, 'logs')]
+    for name, hargs in bots:
+        c = random_cmd(r.piddir, name) if hargs is None else hostile_cmd(hargs)
+        cmd += ['--bot', '%s=%s' % (name, c)]
+    cmd += list(extra)
+    env = dict(os.environ, MAAT_PIDFILE_DIR=r.piddir, MAAT_TEST_TAG=r.tag)
+    r.cmd = cmd
+    p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, text=True)
+    try:
+        r.out, r.err = p.communicate(timeout=guard_s)
+        r.rc = p.returncode
+    except subprocess.TimeoutExpired:
+        p.kill()
+        r.out, r.err = p.communicate()
+        r.rc = 'hung'
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait()
+    r.pids = read_pids(r.piddir)
+    r.living = wait_gone(list(r.pids.values()))
+    r.strays = tagged_processes(r.tag)
+    kill_tagged(r.tag)  # never leave anything behind, even on failure
+    r.rec = None
+    r.lad = None
+    try:
+        with open(r.record) as f:
+            r.rec = json.load(f)
+    except (OSError, ValueError):
+        pass
+    try:
+        with open(r.ladder) as f:
+            lines = [l for l in f.read().splitlines() if l.strip()]
+        r.lad = json.loads(lines[-1]) if lines else None
+    except (OSError, ValueError):
+        pass
+    return r
+
+
+def short(text, n=600):
+    text = text or ''
+    return text if len(text) <= n else '...' + text[-n:]
+
+
+def verify(r):
+    p = subprocess.run([REFEREE, '--verify', r.record], capture_output=True,
+                       text=True, timeout=60)
+    return p.returncode, p.stdout + p.stderr
+
+
+def check_common(r, label, hostile_seat, hostile_name):
+    """Checks every fault match shares; returns the hostile seat's faults."""
+    if not check(r.rc == 0, '%s: referee exit code 0' % label,
+                 'got %r; stderr: %s' % (r.rc, short(r.err))):
+        return None
+    if not check(r.rec is not None and r.lad is not None,
+                 '%s: record and ladder line written' % label):
+        return None
+    rc, text = verify(r)
+    check(rc == 0, '%s: record verifies' % label, short(text))
+    check(not r.living and not r.strays,
+          '%s: no bot process left behind' % label,
+          'alive pids %r, tagged strays %r' % (r.living, r.strays))
+    rec, lad = r.rec, r.lad
+    seats = len(rec['seats'])
+    faults = rec['faults']
+    clean = [s for s in range(seats) if s != hostile_seat]
+    check(rec['seats'][hostile_seat]['bot'] == hostile_name,
+          '%s: hostile bot sits in seat %d' % (label, hostile_seat))
+    wrong = [f for f in faults
+             if f['seat'] != hostile_seat or f['bot'] != hostile_name]
+    check(not wrong, '%s: every fault is against seat %d (%s)'
+          % (label, hostile_seat, hostile_name), json.dumps(wrong)[:600])
+    not_bot = [d for d in rec['decisions']
+               if d['seat'] in clean and d['by'] != 'bot']
+    made = {s: sum(1 for d in rec['decisions'] if d['seat'] == s)
+            for s in clean}
+    check(not not_bot and all(made.values()),
+          '%s: clean seats made all their decisions themselves' % label,
+          'not by bot: %s; per seat: %r' % (json.dumps(not_bot)[:400], made))
+    # the ladder line agrees with the record
+    res = rec['result']
+    check(lad['bots'] == [x['bot'] for x in res] and
+          lad['ranks'] == [x['rank'] for x in res] and
+          lad['out'] == [x['out'] for x in res] and
+          lad['faults'] == faults and
+          lad['decisions'] == len(rec['decisions']),
+          '%s: ladder line matches the record' % label,
+          'ladder %s' % json.dumps(lad)[:400])
+    check(not any(res[s]['out'] for s in clean) and
+          not any(lad['out'][s] for s in clean),
+          '%s: no clean seat is out' % label)
+    if res[hostile_seat]['out']:
+        worst_clean = max(res[s]['rank'] for s in clean)
+        check(res[hostile_seat]['rank'] > worst_clean and
+              lad['ranks'][hostile_seat] > worst_clean,
+              '%s: the out seat ranks below every clean seat' % label,
+              'ranks %r' % [x['rank'] for x in res])
+    return [f for f in faults if f['seat'] == hostile_seat]
+
+
+# ---- the fault matrix -------------------------------------------------
+
+# mode, expected fault kind, the policy option for that kind, hostile args
+MODES = [
+    ('silent', 'timeout', '--on-timeout', []),
+    ('late', 'timeout', '--on-timeout', ['--delay', str(TIME_MS * 3)]),
+    ('huge', 'timeout', '--on-timeout', []),
+    ('garbage', 'malformed', '--on-malformed', []),
+    ('twice', 'malformed', '--on-malformed', []),
+    ('flood', 'malformed', '--on-malformed', ['--count', '400']),
+    ('multipart', 'malformed', '--on-malformed', []),
+    ('illegal', 'illegal', '--on-illegal', []),
+    ('wrongkind', 'illegal', '--on-illegal', []),
+    ('crash', 'crash', '--on-crash', []),
+    ('nohello', 'no_hello', '--on-no-hello', []),
+    ('sleepy-hello', 'no_hello', '--on-no-hello', []),
+]
+GONE_MODES = ('crash', 'nohello', 'sleepy-hello')  # the bot is gone: 1 fault
+
+
+def fault_matrix(tmp):
+    n = 0
+    for mode, kind, opt, hargs in MODES:
+        policies = ['forfeit', 'strikes:3']
+        for policy in policies:
+            seats = 2 + n % 4                 # 2..5 seats
+            hseat = (n * 3 + 1) % seats       # hostile seat varies
+            after = 0 if mode in ('nohello', 'sleepy-hello') else n % 3
+            n += 1
+            label = '%s/%s' % (mode, policy.replace(':', ''))
+            hname = 'hostile-' + mode
+            bots = []
+            for s in range(seats):
+                if s == hseat:
+                    bots.append((hname, ['--mode', mode, '--after',
+                                         str(after), '--seed', str(n)] +
+                                 hargs))
+                else:
+                    bots.append(('rnd%d' % s, None))
+            r = run_match(tmp, label.replace('/', '_'), bots,
+                          [opt, policy])
+            label = '%s (%d seats, hostile in seat %d, after %d)' % (
+                label, seats, hseat, after)
+            hf = check_common(r, label, hseat, hname)
+            if hf is None:
+                continue
+            res = r.rec['result'][hseat]
+            kinds = [f['kind'] for f in hf]
+            check(res['out'], '%s: hostile seat is out' % label,
+                  'faults %r' % kinds)
+            if mode == 'huge':
+                # the oversize message drops the connection: no answer
+                # (timeout); with strikes the next send then finds the
+                # peer gone, which the referee records as a crash
+                ok = (kinds[:1] == ['timeout'] and
+                      all(k == 'crash' for k in kinds[1:]) and
+                      len(kinds) == (1 if policy == 'forfeit' else 2))
+                check(ok, '%s: timeout (then crash: connection gone)'
+                      % label, 'faults %r' % kinds)
+                continue
+            check(kinds[:1] == [kind], '%s: first fault is %s' % (label, kind),
+                  'faults %r' % kinds)
+            check(all(k == kind for k in kinds),
+                  '%s: every fault of the seat is %s' % (label, kind),
+                  'faults %s' % json.dumps(hf)[:700])
+            want = 1 if policy == 'forfeit' or mode in GONE_MODES else 3
+            check(len(hf) == want,
+                  '%s: out after exactly %d fault(s)' % (label, want),
+                  'got %d: %r' % (len(hf), kinds))
+            if mode in ('silent', 'garbage', 'illegal', 'wrongkind',
+                        'crash', 'multipart', 'nohello', 'sleepy-hello'):
+                by_bot = sum(1 for d in r.rec['decisions']
+                             if d['seat'] == hseat and d['by'] == 'bot')
+                check(by_bot == after,
+                      '%s: the hostile seat made exactly its %d good '
+                      'decision(s)' % (label, after), 'got %d' % by_bot)
+
+
+def policy_crossing(tmp):
+    """A malformed answer must be judged by the malformed policy: with
+    --on-timeout forfeit and --on-malformed strikes:3, a bot that answers
+    garbage (or a 2-frame message) is out after 3 malformed faults."""
+    for mode in ('garbage', 'multipart'):
+        label = '%s/timeout-forfeit,malformed-strikes3' % mode
+        hname = 'hostile-' + mode
+        r = run_match(tmp, 'cross_' + mode,
+                      [('rnd0', None), (hname, ['--mode', mode]),
+                       ('rnd2', None)],
+                      ['--on-timeout', 'forfeit',
+                       '--on-malformed', 'strikes:3'])
+        hf = check_common(r, label, 1, hname)
+        if hf is None:
+            continue
+        kinds = [f['kind'] for f in hf]
+        check(kinds == ['malformed'] * 3,
+              '%s: out after 3 malformed faults, no timeout' % label,
+              'faults %s' % json.dumps(hf)[:700])
+
+
+def good_control(tmp):
+    """The hostile bot in good mode is a clean player."""
+    r = run_match(tmp, 'good', [('rnd0', None), ('hgood', ['--mode', 'good']),
+                                ('rnd2', None), ('rnd3', None)])
+    label = 'good (control, 4 seats)'
+    hf = check_common(r, label, 1, 'hgood')
+    if hf is not None:
+        check(not r.rec['faults'] and
+              all(d['by'] == 'bot' for d in r.rec['decisions']),
+              '%s: no faults at all, every decision by a bot' % label)
+
+
+def series(tmp):
+    """Two games: the seats rotate and a bot that died in game 0 is faulted
+    at its new seat in game 1."""
+    r = run_match(tmp, 'series',
+                  [('hcrash', ['--mode', 'crash', '--after', '1']),
+                   ('rnd1', None), ('rnd2', None)],
+                  ['--games', '2'])
+    label = 'crash in a 2-game series'
+    check(r.rc == 0, '%s: referee exit code 0' % label,
+          'got %r: %s' % (r.rc, short(r.err)))
+    check(not r.living and not r.strays,
+          '%s: no bot process left behind' % label)
+    base, ext = os.path.splitext(r.record)
+    for k in range(2):
+        path = '%s-%d%s' % (base, k, ext)
+        try:
+            with open(path) as f:
+                rec = json.load(f)
+        except (OSError, ValueError) as e:
+            check(False, '%s: game %d record readable' % (label, k), str(e))
+            continue
+        hseat = [s['seat'] for s in rec['seats'] if s['bot'] == 'hcrash']
+        hseat = hseat[0] if hseat else -1
+        faults = rec['faults']
+        check(len(faults) == 1 and faults[0]['kind'] == 'crash' and
+              faults[0]['seat'] == hseat and faults[0]['bot'] == 'hcrash',
+              '%s: game %d: one crash fault against hcrash in seat %d'
+              % (label, k, hseat), json.dumps(faults)[:500])
+        others = [d for d in rec['decisions']
+                  if d['seat'] != hseat and d['by'] != 'bot']
+        check(not others, '%s: game %d: clean seats played themselves'
+              % (label, k))
+        res = rec['result']
+        worst = max(x['rank'] for x in res if x['seat'] != hseat)
+        check(res[hseat]['out'] and res[hseat]['rank'] > worst,
+              '%s: game %d: the crashed seat is out and ranked last'
+              % (label, k))
+        p = subprocess.run([REFEREE, '--verify', path], capture_output=True,
+                           text=True, timeout=60)
+        check(p.returncode == 0, '%s: game %d record verifies' % (label, k),
+              short(p.stdout + p.stderr))
+
+
+def stubborn(tmp):
+    """A silent bot that ignores SIGTERM and leaves a child running: the
+    referee still ends both."""
+    r = run_match(tmp, 'stubborn',
+                  [('rnd0', None),
+                   ('hstub', ['--mode', 'silent', '--ignore-term', '--fork'])],
+                  ['--on-timeout', 'forfeit'])
+    label = 'silent, ignores SIGTERM, forks a child'
+    hf = check_common(r, label, 1, 'hstub')
+    if hf is not None:
+        check([f['kind'] for f in hf] == ['timeout'],
+              '%s: one timeout fault' % label)
+    check('hstub-child' in r.pids, '%s: the child wrote its pid' % label)
+
+
+# ---- a stranger with a seated bot's token -----------------------------
+
+def steal(tmp):
+    d = os.path.join(tmp, 'steal')
+    piddir = os.path.join(d, 'pids')
+    os.makedirs(piddir)
+    ep = 'ipc://' + os.path.join(d, 'ep')
+    record = os.path.join(d, 'record.json')
+    ladder = os.path.join(d, 'ladder.jsonl')
+    tag = 'steal-%d' % os.getpid()
+    env = dict(os.environ, MAAT_PIDFILE_DIR=piddir, MAAT_TEST_TAG=tag)
+    for k in ('MAAT_ENDPOINT', 'MAAT_TOKEN', 'MAAT_BOT_NAME'):
+        env.pop(k, None)
+    cmd = [REFEREE, '--fixed-seats', '--endpoint', ep,
+           '--remote', 'a=tokA-secret', '--remote', 'b=tokB-secret',
+           '--time', str(TIME_MS), '--first-time', str(TIME_MS),
+           '--grace', str(GRACE_MS), '--hello-time', '30000',
+           '--record', record, '--ladder', ladder]
+    procs = []
+    label = 'steal'
+
+    def bot(name, mode, token):
+        p = subprocess.Popen([HOSTILE, '--mode', mode, '--name', name,
+                              '--token', token, '--endpoint', ep,
+                              '--idle', '30000'],
+                             env=env, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.PIPE, text=True)
+        procs.append(p)
+        return p
+
+    ref = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    procs.append(ref)
+    try:
+        bot('a', 'good', 'tokA-secret')
+        check(wait_file(os.path.join(piddir, 'a.welcome'), 20, ref),
+              '%s: bot a is welcomed' % label)
+        thief = bot('thief', 'steal', 'tokA-secret')
+        got = wait_file(os.path.join(piddir, 'thief.reject'), 20, ref)
+        reason = ''
+        if got:
+            with open(os.path.join(piddir, 'thief.reject')) as f:
+                reason = f.read().strip()
+        check(got and reason == 'token already in use',
+              '%s: a hello with a seated token is refused' % label,
+              'reason %r' % reason)
+        check(not os.path.exists(os.path.join(piddir, 'thief.welcome')),
+              '%s: the thief was never welcomed' % label)
+        stranger = bot('stranger', 'steal', 'no-such-token')
+        got = wait_file(os.path.join(piddir, 'stranger.reject'), 20, ref)
+        reason = ''
+        if got:
+            with open(os.path.join(piddir, 'stranger.reject')) as f:
+                reason = f.read().strip()
+        check(got and reason == 'unknown token',
+              '%s: a hello with an unknown token is refused' % label,
+              'reason %r' % reason)
+        bot('b', 'good', 'tokB-secret')
+        try:
+            out, err = ref.communicate(timeout=MATCH_GUARD_S)
+            rc = ref.returncode
+        except subprocess.TimeoutExpired:
+            ref.kill()
+            out, err = ref.communicate()
+            rc = 'hung'
+        check(rc == 0, '%s: referee exit code 0' % label,
+              'got %r: %s' % (rc, short(err)))
+        check('refused a hello with the token of a: already in use' in err,
+              '%s: the referee logs the refusal' % label, short(err))
+        for p in procs[1:]:
+            try:
+                p.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                pass
+        check(all(p.returncode == 0 for p in procs[1:]),
+              '%s: a, b, the thief and the stranger all left by themselves'
+              % label, 'exit codes %r' % [p.returncode for p in procs[1:]])
+        try:
+            with open(record) as f:
+                rec = json.load(f)
+            with open(ladder) as f:
+                lad = json.loads(f.read().splitlines()[-1])
+        except (OSError, ValueError, IndexError) as e:
+            check(False, '%s: record and ladder written' % label, str(e))
+            return
+        check([s['bot'] for s in rec['seats']] == ['a', 'b'] and
+              lad['bots'] == ['a', 'b'],
+              '%s: seats are a and b, nobody else' % label)
+        check(not rec['faults'] and not lad['faults'],
+              '%s: no faults' % label, json.dumps(rec['faults'])[:400])
+        by = {s: [x['by'] for x in rec['decisions'] if x['seat'] == s]
+              for s in (0, 1)}
+        check(all(by[0]) and all(b == 'bot' for s in by for b in by[s]),
+              '%s: both seats made every decision themselves' % label)
+        check(not any(x['out'] for x in rec['result']),
+              '%s: nobody is out' % label)
+        p = subprocess.run([REFEREE, '--verify', record],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0, '%s: record verifies' % label,
+              short(p.stdout + p.stderr))
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        kill_tagged(tag)
+
+
+# ---- options -------------------------------------------------------------
+
+def options(tmp):
+    r = run_match(tmp, 'options',
+                  [('rnd0', None), ('rnd1', None), ('rnd2', None)],
+                  ['--on-timeout', 'strikes:2', '--on-illegal', 'forfeit',
+                   '--on-malformed', 'strikes:5', '--on-crash', 'forfeit',
+                   '--on-no-hello', 'strikes:1'])
+    check(r.rc == 0 and r.rec is not None and not r.rec['faults'],
+          'options: every --on-KIND policy is accepted',
+          'rc %r: %s' % (r.rc, short(r.err)))
+    for bad in (['--on-crash', 'strikes:0'], ['--on-timeout', 'never'],
+                ['--on-bogus', 'forfeit'], ['--on-illegal', 'strikes:']):
+        p = subprocess.run([REFEREE, '--bot', 'x=true', '--bot', 'y=true']
+                           + bad, capture_output=True, text=True, timeout=30)
+        check(p.returncode == 2, 'options: %s is refused (exit 2)'
+              % ' '.join(bad), 'rc %r: %s' % (p.returncode, short(p.stderr)))
+
+
+# ---- SIGTERM -------------------------------------------------------------
+
+def sigterm(tmp, label, hargs, ready_suffix, extra):
+    d = os.path.join(tmp, 'sigterm-' + label)
+    piddir = os.path.join(d, 'pids')
+    os.makedirs(piddir)
+    record = os.path.join(d, 'record.json')
+    ladder = os.path.join(d, 'ladder.jsonl')
+    tag = 'sigterm-%s-%d' % (label, os.getpid())
+    env = dict(os.environ, MAAT_PIDFILE_DIR=piddir, MAAT_TEST_TAG=tag)
+    cmd = [REFEREE, '--fixed-seats', '--record', record, '--ladder', ladder,
+           '--bot', 'h=' + hostile_cmd(hargs),
+           '--bot', 'r=' + random_cmd(piddir, 'r')] + extra
+    label = 'SIGTERM ' + label
+    ref = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        ready = wait_file(os.path.join(piddir, 'h' + ready_suffix), 20, ref)
+        check(ready, '%s: the bot is ready (h%s)' % (label, ready_suffix))
+        ref.send_signal(signal.SIGTERM)
+        try:
+            out, err = ref.communicate(timeout=30)
+            rc = ref.returncode
+        except subprocess.TimeoutExpired:
+            ref.kill()
+            out, err = ref.communicate()
+            rc = 'hung'
+        check(rc == 4, '%s: referee exits with code 4' % label,
+              'got %r: %s' % (rc, short(err)))
+        pids = read_pids(piddir)
+        living = wait_gone(list(pids.values()))
+        strays = tagged_processes(tag)
+        check(pids and not living and not strays,
+              '%s: every bot process is gone' % label,
+              'pids %r, alive %r, strays %r' % (pids, living, strays))
+        check(not os.path.exists(record) and not os.path.exists(ladder),
+              '%s: no record or ladder line for the unfinished game' % label)
+    finally:
+        if ref.poll() is None:
+            ref.kill()
+            ref.wait()
+        kill_tagged(tag)
+
+
+def main():
+    for exe in (REFEREE, HOSTILE, RANDOM):
+        if not os.access(exe, os.X_OK):
+            print('cannot run %s (set MAAT_REFEREE, MAAT_HOSTILE, '
+                  'MAAT_RANDOM)' % exe)
+            return 1
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix='maat-faults-') as tmp:
+        fault_matrix(tmp)
+        policy_crossing(tmp)
+        good_control(tmp)
+        series(tmp)
+        stubborn(tmp)
+        steal(tmp)
+        options(tmp)
+        sigterm(tmp, 'waiting-for-hello', ['--mode', 'sleepy-hello'], '.pid',
+                ['--hello-time', '60000'])
+        sigterm(tmp, 'mid-game',
+                ['--mode', 'silent', '--ignore-term', '--fork'], '.request',
+                ['--time', '60000', '--first-time', '60000'])
+    print('%d passed, %d failed (%.1f s)' % (passes, len(failures),
+                                              time.monotonic() - t0))
+    for f in failures:
+        print('  failed: ' + f)
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
