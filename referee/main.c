@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "maat/game.h"
+#include "maat/protocol.h"
 #include "match.h"
 #include "record.h"
 
@@ -240,10 +241,14 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
                 if (!strcmp(c->bots[b].name, name))
                     return bad("two bots are named '%s'%s", name, "");
             c->bots[c->n_bots].name = name;
-            if (!strcmp(a, "--bot"))
+            if (!strcmp(a, "--bot")) {
                 c->bots[c->n_bots].command = rest;
-            else
+            } else {
+                if (strlen(rest) > MAAT_MAX_TOKEN)
+                    return bad("--remote %s: a token has at most 255 "
+                               "characters%s", name, "");
                 c->bots[c->n_bots].token = rest;
+            }
             c->n_bots++;
         } else if (!strcmp(a, "--endpoint")) {
             c->endpoint = v;
@@ -280,6 +285,10 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
                 return bad("unknown fault kind in '%s'%s", a, "");
             if (maat_fault_policy_parse(v, &strikes))
                 return bad("%s wants forfeit or strikes:N, got '%s'", a, v);
+            if (strikes && (kind == MAAT_FAULT_CRASH ||
+                            kind == MAAT_FAULT_NO_HELLO))
+                return bad("%s: a bot that crashed or never said hello is "
+                           "gone; the only policy is forfeit, not '%s'", a, v);
             c->policy.strikes[kind] = strikes;
         } else if (!strcmp(a, "--log-dir")) {
             c->log_dir = v;

@@ -39,7 +39,7 @@ const char *const maat_fault_names[MAAT_FAULT_KINDS] = {
 /* A bot: a connection identity that lives for the whole match. */
 typedef struct rbot {
     const maat_bot_spec *spec;
-    char token[65];
+    char token[MAAT_MAX_TOKEN + 1];
     maat_proc *proc;
     uint8_t rid[256];
     size_t rid_len;
@@ -51,7 +51,7 @@ typedef struct rbot {
     /* per game */
     int seat;
     int out;              /* forfeited: the default policy plays for it */
-    int strikes;
+    int strikes[MAAT_FAULT_KINDS]; /* per kind, against that kind's limit */
     int64_t bank_ms;
     size_t events_sent;   /* index into the game's event log */
     int64_t outstanding;  /* seq of the request awaiting an answer, or -1 */
@@ -256,7 +256,7 @@ static void fault(match *m, rbot *b, int kind, const char *fmt, ...)
     int limit = m->c->policy.strikes[kind];
     if (kind == MAAT_FAULT_CRASH || kind == MAAT_FAULT_NO_HELLO || limit == 0)
         set_out(m, b, maat_fault_names[kind]);
-    else if (++b->strikes >= limit)
+    else if (++b->strikes[kind] >= limit)
         set_out(m, b, "too many strikes");
 }
 
@@ -351,6 +351,19 @@ static void on_hello(match *m, const maat_inbound *in, const msgpack_object *o)
     send_reject(m, in, "unknown token");
 }
 
+/* A malformed message from the seat we are waiting on is its answer: one
+ * fault, a default action, and no second (timeout) fault for the same
+ * decision. */
+static void malformed(match *m, rbot *b, const char *detail)
+{
+    if (b->outstanding >= 0) {
+        b->last_answered = b->outstanding;
+        b->outstanding = -1;
+        m->pending_action_ok = -1;
+    }
+    fault(m, b, MAAT_FAULT_MALFORMED, "%s", detail);
+}
+
 /* A message from a seated bot. */
 static void on_bot_message(match *m, rbot *b, const maat_inbound *in)
 {
@@ -358,15 +371,23 @@ static void on_bot_message(match *m, rbot *b, const maat_inbound *in)
     maat_error err = {0};
     const void *data = zmq_msg_data((zmq_msg_t *)&in->payload);
     size_t len = zmq_msg_size((zmq_msg_t *)&in->payload);
+    char detail[300];
     if (b->out || b->dead)
         return; /* a seat that is out is no longer listened to */
+    if (!m->g) {
+        say(m, "%s: message before the game started, ignored",
+            b->spec->name);
+        return;
+    }
     if (in->frames != 2) {
-        fault(m, b, MAAT_FAULT_MALFORMED, "sent a %d-frame message; one "
-              "frame expected", in->frames - 1);
+        snprintf(detail, sizeof detail, "sent a %d-frame message; one frame "
+                 "expected", in->frames - 1);
+        malformed(m, b, detail);
         return;
     }
     if (maat_msg_unpack(data, len, &u, &err)) {
-        fault(m, b, MAAT_FAULT_MALFORMED, "undecodable: %s", err.msg);
+        snprintf(detail, sizeof detail, "undecodable: %s", err.msg);
+        malformed(m, b, detail);
         msgpack_unpacked_destroy(&u);
         return;
     }
@@ -374,9 +395,10 @@ static void on_bot_message(match *m, rbot *b, const maat_inbound *in)
     int64_t seq = -1;
     if (!maat_msg_str_eq(maat_msg_get(o, "type"), "action") ||
         maat_msg_get_int(o, "seq", 0, INT64_MAX, &seq, &err)) {
-        fault(m, b, MAAT_FAULT_MALFORMED,
-              "expected {type: action, seq, action}: %s",
-              err.msg[0] ? err.msg : "wrong type");
+        snprintf(detail, sizeof detail,
+                 "expected {type: action, seq, action}: %s",
+                 err.msg[0] ? err.msg : "wrong type");
+        malformed(m, b, detail);
     } else if (seq != b->outstanding) {
         if (seq <= b->last_timed_out && seq > b->last_answered)
             say(m, "seat %d (%s): late reply to request %lld discarded",
@@ -390,10 +412,8 @@ static void on_bot_message(match *m, rbot *b, const maat_inbound *in)
                   (long long)seq);
     } else if (m->c->rules->decode_action(m->g, maat_msg_get(o, "action"),
                                           &m->pending_action, &err)) {
-        b->outstanding = -1;
-        b->last_answered = seq;
-        fault(m, b, MAAT_FAULT_MALFORMED, "bad action: %s", err.msg);
-        m->pending_action_ok = -1;
+        snprintf(detail, sizeof detail, "bad action: %s", err.msg);
+        malformed(m, b, detail);
     } else {
         b->outstanding = -1;
         b->last_answered = seq;
@@ -800,7 +820,7 @@ static int play_game(match *m, int k, maat_error *err)
     for (int i = 0; i < m->n; i++) {
         rbot *b = &m->bot[i];
         b->out = 0;
-        b->strikes = 0;
+        memset(b->strikes, 0, sizeof b->strikes);
         b->faults = b->faults_dropped = 0;
         b->bank_ms = m->c->clock.bank_ms;
         b->events_sent = 0;

@@ -44,6 +44,7 @@
 
 typedef struct maat_setup maat_setup; /* opaque, per module */
 typedef struct maat_game maat_game;   /* opaque, per module */
+typedef struct maat_view maat_view;   /* opaque, per module */
 
 /* An action: `kind` is the decision kind it answers; args are per module. */
 typedef struct maat_action {
@@ -138,9 +139,30 @@ typedef struct maat_rules {
     int (*encode_action)(const maat_game *g, const maat_action *a,
                          msgpack_packer *pk);
     /* Structural decode of an action (types, ranges); legality is apply's
-     * job.  MAAT_EDECODE + a message naming the field on failure. */
+     * job.  MAAT_EDECODE + a message naming the field on failure.  g may
+     * be NULL (bots decode the referee's legal list without a state). */
     int (*decode_action)(const maat_game *g, const msgpack_object *o,
                          maat_action *a, maat_error *err);
+
+    /* ---- the bot side: hidden information ----------------------------
+     * A bot never has the true state.  It has the setup the referee sent
+     * (setup_decode of the welcome's "setup"), and a view: everything its
+     * seat has seen this game, fed with each message's events and
+     * observation.  determinize samples a full state consistent with the
+     * view -- the seat's own cards exact, every card it saw where it saw
+     * it, the unseen cards dealt at random into the unseen places -- for
+     * search bots to copy, apply and score. */
+    maat_setup *(*setup_decode)(const msgpack_object *o, maat_error *err);
+    maat_view *(*view_new)(const maat_setup *s, int seat, int seats);
+    void (*view_destroy)(maat_view **v);
+    /* events: the message's events array (may be NULL); observation: its
+     * observation map.  MAAT_EDECODE naming the field on bad input. */
+    int (*view_update)(maat_view *v, const msgpack_object *events,
+                       const msgpack_object *observation, maat_error *err);
+    /* A new state (destroy with rules->destroy); NULL + err if the view
+     * has no observation yet or is inconsistent. */
+    maat_game *(*determinize)(const maat_view *v, maat_rng *rng,
+                              maat_error *err);
 } maat_rules;
 
 /* The registry of built-in games. */

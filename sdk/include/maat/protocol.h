@@ -6,14 +6,13 @@
  * one msgpack map with a "type" field.
  *
  *   bot -> referee   hello   {type, version, token, name}
- *   referee -> bot   welcome {type, version, seat, game, rules_version,
- *                             setup, games}        (or reject {type, reason})
+ *   referee -> bot   welcome {type, version, game, rules_version, match,
+ *                             games, setup}        (or reject {type, reason})
  *   referee -> bot   start   {type, game_index, seat, seats}
- *   referee -> bot   request {type, seq, decision, observation, events,
- *                             legal, clock}
+ *   referee -> bot   request {type, seq, game_index, decision, observation,
+ *                             events, legal, clock}
  *   bot -> referee   action  {type, seq, action}
- *   referee -> bot   end     {type, game_index, observation, events, ranks,
- *                             faults}
+ *   referee -> bot   end     {type, game_index, observation, events, ranks}
  *   referee -> bot   bye     {type}
  */
 #ifndef MAAT_PROTOCOL_H
@@ -25,6 +24,9 @@
 #define MAAT_ENV_ENDPOINT "MAAT_ENDPOINT" /* e.g. ipc:///tmp/maat-1234/ref */
 #define MAAT_ENV_TOKEN "MAAT_TOKEN"       /* the seat's secret token */
 #define MAAT_ENV_NAME "MAAT_BOT_NAME"     /* the bot's name in this match */
+
+/* Longest token (printable ASCII) a seat may have. */
+#define MAAT_MAX_TOKEN 255
 
 /* Largest message a bot may send (ZMQ_MAXMSGSIZE on the referee socket). */
 #define MAAT_MAX_BOT_MESSAGE 65536

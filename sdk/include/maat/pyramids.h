@@ -120,6 +120,14 @@ int maat_pyr_obelisk_points(const maat_pyr_deck *d, const maat_pyr_seat *s);
 /* Fills part[] of every seat's score; ranks too. */
 void maat_pyr_score_all(const maat_pyr_state *st, maat_score *out);
 
+/* A seat's observation (the msgpack map of docs/PROTOCOL.md) decoded into
+ * the state struct.  Cards the seat cannot see are 255 (other hands and
+ * tombs, the deck order); `deck` is left NULL.  MAAT_EDECODE naming the
+ * field on bad input. */
+#define MAAT_PYR_UNKNOWN 255
+int maat_pyr_observation_decode(const msgpack_object *o, maat_pyr_state *st,
+                                maat_error *err);
+
 /* Legal spots for a new pyramid card: writes (stage, pos) pairs, returns
  * how many. */
 int maat_pyr_spots(const maat_pyr_seat *s, int stage_pos[][2], int cap);

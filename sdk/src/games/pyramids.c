@@ -145,6 +145,10 @@ static void next_keep(maat_pyr_state *st, maat_events *ev)
 
 static void end_round(maat_pyr_state *st, maat_events *ev)
 {
+    /* the God tiles go back before anyone discards (rules, step 4) */
+    memset(st->tile_owner, -1, sizeof st->tile_owner);
+    for (int i = 0; i < st->seats; i++)
+        st->seat[i].god = 0;
     if (st->round == MAAT_PYR_ROUNDS) {
         end_game(st, ev);
         return;
@@ -553,4 +557,9 @@ const maat_rules maat_pyramids_rules = {
     .encode_event = pyr_encode_event,
     .encode_action = pyr_encode_action,
     .decode_action = pyr_decode_action,
+    .setup_decode = pyr_setup_decode,
+    .view_new = pyr_view_new,
+    .view_destroy = pyr_view_destroy,
+    .view_update = pyr_view_update,
+    .determinize = pyr_determinize,
 };

@@ -50,4 +50,13 @@ int pyr_decode_action(const maat_game *g, const msgpack_object *o,
                       maat_action *a, maat_error *err);
 void pyr_scores(const maat_game *g, maat_score *out);
 
+/* view: the bot side of hidden information (pyramids_view.c) */
+maat_setup *pyr_setup_decode(const msgpack_object *o, maat_error *err);
+maat_view *pyr_view_new(const maat_setup *s, int seat, int seats);
+void pyr_view_destroy(maat_view **v);
+int pyr_view_update(maat_view *v, const msgpack_object *events,
+                    const msgpack_object *observation, maat_error *err);
+maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
+                           maat_error *err);
+
 #endif
