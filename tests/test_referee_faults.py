@@ -237,6 +237,13 @@ def check_common(r, label, hostile_seat, hostile_name):
              if f['seat'] != hostile_seat or f['bot'] != hostile_name]
     check(not wrong, '%s: every fault is against seat %d (%s)'
           % (label, hostile_seat, hostile_name), json.dumps(wrong)[:600])
+    # a fault belongs to a decision of the game, not to the `end` message
+    # sent after the last one
+    after_end = [f for f in faults
+                 if not 0 <= f['decision'] < len(rec['decisions'])]
+    check(not after_end, '%s: every fault points at a decision of the game'
+          % label, '%d decisions; %s' % (len(rec['decisions']),
+                                         json.dumps(after_end)[:400]))
     not_bot = [d for d in rec['decisions']
                if d['seat'] in clean and d['by'] != 'bot']
     made = {s: sum(1 for d in rec['decisions'] if d['seat'] == s)

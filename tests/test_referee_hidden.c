@@ -1359,7 +1359,8 @@ int main(void)
             snprintf(dir, sizeof dir, "%s/m%d-%d", workdir, seats, k);
             mkdir(dir, 0755);
             int failures = check_failures;
-            int rc = run_match(dir, seats, seed, -1);
+            /* deterministic spies: a failure here replays exactly */
+            int rc = run_match(dir, seats, seed, 100L * seats + k);
             CHECK(rc == 0, "maat-referee failed: %d seats, seed %" PRIu64,
                   seats, seed);
             if (rc == 0)
@@ -1382,7 +1383,16 @@ int main(void)
           "function of the seed (e.g. %s)", sum.id_from_seed, sum.matches,
           sum.id_example);
 
+    int failures = check_failures;
     test_records();
+    if (check_failures == failures) {
+        static const char *const parts[] = {"replay-a", "replay-b", "replay-c"};
+        for (int i = 0; i < 3; i++) {
+            char dir[700];
+            snprintf(dir, sizeof dir, "%s/%s", workdir, parts[i]);
+            remove_tree(dir);
+        }
+    }
     test_seed_from_match_id();
 
     if (check_failures)

@@ -15,6 +15,8 @@ typedef struct bot {
     const maat_bot_options *opt;
     void *ctx, *sock;
     const maat_rules *rules;
+    maat_setup *setup;
+    maat_view *view;
     int seat;
     maat_rng rng;
     maat_action *legal;
@@ -67,6 +69,12 @@ static int on_welcome(bot *b, const msgpack_object *m)
                 b->opt->name, name);
         return -1;
     }
+    b->setup = b->rules->setup_decode(maat_msg_get(m, "setup"), &err);
+    if (!b->setup) {
+        fprintf(stderr, "%s: bad setup in welcome: %s\n", b->opt->name,
+                err.msg);
+        return -1;
+    }
     return 0;
 }
 
@@ -103,6 +111,13 @@ static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
         fprintf(stderr, "%s: bad request: %s\n", b->opt->name, err.msg);
         return -1;
     }
+    if (b->view && b->rules->view_update(b->view, maat_msg_get(m, "events"),
+                                         maat_msg_get(m, "observation"),
+                                         &err)) {
+        fprintf(stderr, "%s: bad observation in request %lld: %s\n",
+                b->opt->name, (long long)seq, err.msg);
+        return -1;
+    }
     const msgpack_object *clock = maat_msg_get(m, "clock");
     maat_msg_get_int_or(clock, "time_left_ms", 0, INT64_MAX, 0, &left, &err);
     maat_msg_get_int_or(clock, "bank_ms", 0, INT64_MAX, 0, &bank, &err);
@@ -123,6 +138,8 @@ static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
     t.time_left_ms = left;
     t.bank_ms = bank;
     t.rng = b->rng;
+    t.setup = b->setup;
+    t.view = b->view;
     maat_rng_next(&b->rng); /* a fresh stream for the next turn */
     t.action = b->legal[0];
     if (act(&t, user) != MAAT_OK)
@@ -169,8 +186,18 @@ static int on_message(bot *b, const void *buf, size_t len,
                 r && r->type == MSGPACK_OBJECT_STR ? (int)r->via.str.size : 0,
                 r && r->type == MSGPACK_OBJECT_STR ? r->via.str.ptr : "");
     } else if (maat_msg_str_eq(type, "start")) {
+        int64_t seats = 0;
         rc = maat_msg_get_int(m, "seat", 0, MAAT_MAX_SEATS - 1, &seat, &err);
+        if (!rc)
+            rc = maat_msg_get_int(m, "seats", 1, MAAT_MAX_SEATS, &seats,
+                                  &err);
         b->seat = (int)seat;
+        if (!rc && b->rules) {
+            b->rules->view_destroy(&b->view);
+            b->view = b->rules->view_new(b->setup, b->seat, (int)seats);
+        }
+        if (rc)
+            fprintf(stderr, "%s: bad start: %s\n", b->opt->name, err.msg);
     } else if (maat_msg_str_eq(type, "request")) {
         rc = b->rules ? on_request(b, m, act, user) : -1;
     } else if (maat_msg_str_eq(type, "end")) {
@@ -263,7 +290,22 @@ out:
     zmq_close(b.sock);
     zmq_ctx_term(b.ctx);
     free(b.legal);
+    if (b.rules) {
+        b.rules->view_destroy(&b.view);
+        b.rules->setup_destroy(&b.setup);
+    }
     return rc;
+}
+
+maat_game *maat_bot_sample(maat_bot_turn *t)
+{
+    maat_error err = {0};
+    maat_game *g = t->view ? t->rules->determinize(t->view, &t->rng, &err)
+                           : NULL;
+    if (!g)
+        fprintf(stderr, "maat_bot_sample: %s\n",
+                err.msg[0] ? err.msg : "no view (no start message yet)");
+    return g;
 }
 
 int maat_bot_main(const char *name, maat_bot_act_fn act, void *user,

@@ -16,7 +16,11 @@
  *
  * The turn gives you the decoded request: the raw observation (a msgpack
  * map, see docs/PROTOCOL.md), the legal actions decoded into maat_action
- * values, and the time left on your clock.
+ * values, the time left on your clock, and a view of everything your seat
+ * has seen this game.  maat_bot_sample(t) turns the view into a full game
+ * state consistent with it (your cards exact, unseen cards dealt at random)
+ * that you may copy, apply actions to and score: the forward model of the
+ * same rules code the referee runs.
  *
  * No global state: several bots may run in one process, one thread each.
  */
@@ -37,8 +41,15 @@ typedef struct maat_bot_turn {
     int64_t time_left_ms; /* for this decision, including any bank */
     int64_t bank_ms;
     maat_rng rng;      /* seeded per bot and decision; use freely */
+    const maat_setup *setup; /* the components the referee announced */
+    const maat_view *view;   /* what this seat has seen this game */
     maat_action action; /* write your answer here */
 } maat_bot_turn;
+
+/* A full state consistent with the turn's view, drawn with t->rng; the
+ * caller destroys it with t->rules->destroy(&g).  NULL on failure (the
+ * reason is printed on stderr). */
+maat_game *maat_bot_sample(maat_bot_turn *t);
 
 /* Return MAAT_OK after filling t->action; anything else sends no action
  * (the referee will time the seat out). */
