@@ -928,7 +928,7 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
     derive_match_id(m);
     m->setup = c->rules->setup_new(&c->options, err);
     if (!m->setup) {
-        rc = err->code;
+        rc = err->code = MAAT_EINVAL; /* a bad deck or option: the config */
         goto out;
     }
     /* SIGINT/SIGTERM/SIGCHLD arrive through a signalfd in the wait loop,

@@ -178,6 +178,58 @@ static int grid_at(const maat_pyr_seat *s, int stage, int pos)
     return s->grid[stage][pos + MAAT_PYR_POS_OFFSET];
 }
 
+/* ---- the deal ------------------------------------------------------- */
+
+/* 2..5 seats only; one private card to each seat from seat 0 on, then n
+ * public pairs in the quarry: 3n cards off the deck. */
+static void deal(void)
+{
+    maat_error err = {0, ""};
+    CHECK(R->game_new(setup, 1, 1, NULL, &err) == NULL &&
+              err.code == MAAT_EINVAL,
+          "a 1-seat game was created");
+    CHECK(R->game_new(setup, 1, 6, NULL, &err) == NULL &&
+              err.code == MAAT_EINVAL,
+          "a 6-seat game was created");
+    for (int seats = 2; seats <= 5; seats++) {
+        maat_events ev = {0};
+        maat_game *g = new_game(seats, 40 + seats, &ev);
+        const maat_pyr_state *st = maat_pyr_state_of(g);
+        CHECK(st->deck_pos == 3 * seats, "%d seats: %d cards dealt, want %d",
+              seats, st->deck_pos, 3 * seats);
+        int deals = 0, pairs = 0;
+        for (size_t i = 0; i < ev.count; i++) {
+            const maat_event *e = &ev.items[i];
+            if (e->kind == MAAT_PYR_EV_DEAL) {
+                CHECK(e->seat == deals && e->visible_to == (1u << e->seat) &&
+                          e->arg[0] == st->order[deals] &&
+                          st->seat[deals].hand_n == 1 &&
+                          st->seat[deals].hand[0] == st->order[deals],
+                      "%d seats: deal event %d wrong", seats, deals);
+                deals++;
+            } else if (e->kind == MAAT_PYR_EV_QUARRY) {
+                CHECK(e->visible_to == MAAT_ALL_SEATS &&
+                          e->arg[0] == pairs &&
+                          e->arg[1] == st->quarry[pairs][0] &&
+                          e->arg[2] == st->quarry[pairs][1] &&
+                          st->quarry[pairs][0] ==
+                              st->order[seats + 2 * pairs],
+                      "%d seats: quarry event %d wrong", seats, pairs);
+                pairs++;
+            }
+        }
+        CHECK(deals == seats && pairs == seats,
+              "%d seats: %d deal and %d quarry events", seats, deals, pairs);
+        maat_decision d = R->decision(g);
+        CHECK(st->round == 1 && st->first == 0 && d.seat == 0 &&
+                  d.kind == MAAT_PYR_GOD,
+              "%d seats: round %d first %d decision %d/%d", seats, st->round,
+              st->first, d.seat, d.kind);
+        maat_events_free(&ev);
+        R->destroy(&g);
+    }
+}
+
 /* ---- God tiles -------------------------------------------------------- */
 
 /* What the rules page allows besides the pyramid card:
@@ -1149,6 +1201,7 @@ int main(void)
         deck = maat_pyr_state_of(g)->deck;
         R->destroy(&g);
     }
+    deal();
     god_tiles();
     tiles_in_play();
     decision_order();

@@ -1,0 +1,85 @@
+#!/usr/bin/env python3
+"""maat-referee's command line: --help, errors that name the option, file or
+line, config files, series records, exit codes (docs/REFEREE.md)."""
+import json, os, subprocess, sys, tempfile
+
+REF = os.environ["MAAT_REFEREE"]
+RANDOM = os.environ["MAAT_RANDOM"]
+failures = 0
+
+def check(cond, what):
+    global failures
+    print(("ok   " if cond else "FAIL ") + what)
+    failures += 0 if cond else 1
+
+def run(*args, cwd=None):
+    p = subprocess.run([REF, *args], capture_output=True, text=True,
+                       timeout=120, cwd=cwd)
+    return p.returncode, p.stdout + p.stderr
+
+rc, out = run("--help")
+check(rc == 0 and "--on-timeout" in out and "Exit codes" in out, "--help lists options and exit codes")
+rc, out = run("--frobnicate", "1")
+check(rc == 2 and "--frobnicate" in out, "unknown option: exit 2, named")
+rc, out = run("--seed", "-5", "--bot", "a=" + RANDOM, "--bot", "b=" + RANDOM)
+check(rc == 2 and "--seed" in out, "bad seed: exit 2, names --seed")
+rc, out = run("--on-timeout", "sometimes", "--bot", "a=x", "--bot", "b=y")
+check(rc == 2 and "--on-timeout" in out and "sometimes" in out, "bad policy named")
+rc, out = run("--on-crash", "strikes:2", "--bot", "a=x", "--bot", "b=y")
+check(rc == 2 and "forfeit" in out, "crash policy can only forfeit")
+rc, out = run("--game", "chess", "--bot", "a=x", "--bot", "b=y")
+check(rc == 2 and "chess" in out, "unknown game named")
+rc, out = run("--bot", "a=" + RANDOM)
+check(rc == 2 and "2 to 5 seats" in out, "too few bots: exit 2 with the seat range")
+rc, out = run("--bot", "a=" + RANDOM, "--bot", "a=" + RANDOM)
+check(rc == 2 and "'a'" in out, "duplicate bot name refused")
+rc, out = run("--bot", "noequals")
+check(rc == 2 and "NAME=VALUE" in out, "--bot without = refused")
+rc, out = run()
+check(rc == 2 and "usage" in out, "no bots and no --demo: usage, exit 2")
+
+with tempfile.TemporaryDirectory() as d:
+    deck = os.path.join(d, "deck.txt")
+    open(deck, "w").write("0 BW -\n1 BQ -\n")
+    rc, out = run("--deck", deck, "--bot", "a=" + RANDOM, "--bot", "b=" + RANDOM)
+    check(rc == 2 and deck + ":2:" in out and "colour" in out,
+          "bad deck: exit 2 with file:line and reason")
+
+    conf = os.path.join(d, "m.conf")
+    with open(conf, "w") as f:
+        f.write("# a config file\ngame pyramids\nseed 9\ntime 5000\n"
+                f"bot a={RANDOM}\nbot b={RANDOM}\nfixed-seats\n")
+    rec = os.path.join(d, "rec.json")
+    rc, out = run("--config", conf, "--record", rec, "--games", "2", "--quiet")
+    check(rc == 0, "config file match runs")
+    r0, r1 = os.path.join(d, "rec-0.json"), os.path.join(d, "rec-1.json")
+    check(os.path.exists(r0) and os.path.exists(r1), "series writes rec-0.json and rec-1.json")
+    if os.path.exists(r0) and os.path.exists(r1):
+        j0, j1 = json.load(open(r0)), json.load(open(r1))
+        check(j0["seed"] == 9 and j1["seed"] == 10, "series seeds are SEED + k")
+        check(j0["seats"][0]["bot"] == "a" and j1["seats"][0]["bot"] == "b",
+              "fixed seats, then rotated by one in game 1")
+        rc, out = run("--verify", r1)
+        check(rc == 0 and "verified" in out, "--verify passes on a series record")
+
+    with open(conf, "a") as f:
+        f.write("time soon\n")
+    rc, out = run("--config", conf)
+    check(rc == 2 and "--time" in out and conf in out, "bad config value: names option and file")
+
+    notrec = os.path.join(d, "x.json")
+    open(notrec, "w").write('{"hello": 1}')
+    rc, out = run("--verify", notrec)
+    check(rc == 2 and "not a maat record" in out, "--verify on a non-record: exit 2")
+    open(notrec, "w").write('{"hello": ')
+    rc, out = run("--verify", notrec)
+    check(rc == 2 and notrec + ":" in out, "--verify on broken JSON names the file and line")
+
+    rc, out = run("--demo", "--quiet", "--seed", "3", "--record", rec, "--ladder",
+                  os.path.join(d, "l.jsonl"))
+    check(rc == 0, "--demo runs")
+    lines = open(os.path.join(d, "l.jsonl")).read().splitlines()
+    check(len(lines) == 1 and json.loads(lines[0])["seats"] == 4, "--demo writes one 4-seat ladder line")
+
+print(f"test_referee_cli: {failures} failed")
+sys.exit(1 if failures else 0)
