@@ -302,12 +302,13 @@ static void send_welcome(match *m, rbot *b)
 {
     outbuf o;
     out_init(&o);
-    msgpack_pack_map(&o.pk, 7);
+    /* No match id and nothing else derived from the seed: a default id
+     * hashes the seed, and a bot that could invert it would know the deck. */
+    msgpack_pack_map(&o.pk, 6);
     maat_pack_kv_str(&o.pk, "type", "welcome");
     maat_pack_kv_int(&o.pk, "version", MAAT_PROTOCOL_VERSION);
     maat_pack_kv_str(&o.pk, "game", m->c->rules->name);
     maat_pack_kv_str(&o.pk, "rules_version", m->c->rules->rules_version);
-    maat_pack_kv_str(&o.pk, "match", m->match_id);
     maat_pack_kv_int(&o.pk, "games", m->c->games);
     maat_pack_str(&o.pk, "setup");
     m->c->rules->setup_encode(m->setup, &o.pk);

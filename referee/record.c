@@ -234,12 +234,17 @@ int maat_ladder_append(const maat_game_result *r, const char *path,
     json_decref(j);
     if (!line)
         return maat_error_set(err, MAAT_ENOMEM, "out of memory");
-    size_t len = strlen(line);
+    int rc = maat_jsonl_append(path, line, strlen(line), err);
+    free(line);
+    return rc;
+}
+
+int maat_jsonl_append(const char *path, const char *line, size_t len,
+                      maat_error *err)
+{
     char *buf = malloc(len + 2);
-    if (!buf) {
-        free(line);
+    if (!buf)
         return maat_error_set(err, MAAT_ENOMEM, "out of memory");
-    }
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     int rc = MAAT_OK;
     if (fd < 0 || flock(fd, LOCK_EX) != 0) {
@@ -273,6 +278,5 @@ out:
     if (fd >= 0)
         close(fd); /* also releases the lock */
     free(buf);
-    free(line);
     return rc;
 }

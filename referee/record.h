@@ -42,6 +42,9 @@ int maat_record_write(const maat_game_result *r, const char *path,
 /* Append one line; safe with many writers (flock + one write + fsync). */
 int maat_ladder_append(const maat_game_result *r, const char *path,
                        maat_error *err);
+/* The same for any one-line JSON text (no newline in it). */
+int maat_jsonl_append(const char *path, const char *line, size_t len,
+                      maat_error *err);
 
 /* Re-simulate a record; print each difference to `report`.  Returns the
  * number of differences (0 = the record is exact) or -1 with err when the

@@ -295,13 +295,16 @@ GONE_MODES = ('crash', 'nohello', 'sleepy-hello')  # the bot is gone: 1 fault
 def fault_matrix(tmp):
     n = 0
     for mode, kind, opt, hargs in MODES:
-        policies = ['forfeit', 'strikes:3']
+        # a crashed or silent-at-hello bot is gone: forfeit is the only
+        # policy for those kinds (None = the default, also forfeit)
+        policies = ([None, 'forfeit'] if mode in GONE_MODES
+                    else ['forfeit', 'strikes:3'])
         for policy in policies:
             seats = 2 + n % 4                 # 2..5 seats
             hseat = (n * 3 + 1) % seats       # hostile seat varies
             after = 0 if mode in ('nohello', 'sleepy-hello') else n % 3
             n += 1
-            label = '%s/%s' % (mode, policy.replace(':', ''))
+            label = '%s/%s' % (mode, (policy or 'default').replace(':', ''))
             hname = 'hostile-' + mode
             bots = []
             for s in range(seats):
@@ -312,7 +315,7 @@ def fault_matrix(tmp):
                 else:
                     bots.append(('rnd%d' % s, None))
             r = run_match(tmp, label.replace('/', '_'), bots,
-                          [opt, policy])
+                          [opt, policy] if policy else [])
             label = '%s (%d seats, hostile in seat %d, after %d)' % (
                 label, seats, hseat, after)
             hf = check_common(r, label, hseat, hname)
@@ -424,6 +427,46 @@ def series(tmp):
                            text=True, timeout=60)
         check(p.returncode == 0, '%s: game %d record verifies' % (label, k),
               short(p.stdout + p.stderr))
+
+
+def huge_at_last(tmp):
+    """The connection drops at a seat's very last decision (a huge answer):
+    one timeout strike, and nothing else -- the failed send of `end` after
+    the game must not add a fault or put the seat out after the ranks were
+    computed.  Deterministic: every bot is a seeded hostile-bot, so a probe
+    game tells how many decisions seat 0 has (and a seed where it wins, to
+    make a wrong rank visible)."""
+    good = [('a', ['--mode', 'good', '--seed', '11']),
+            ('b', ['--mode', 'good', '--seed', '12']),
+            ('c', ['--mode', 'good', '--seed', '13'])]
+    chosen = None
+    for seed in range(1, 13):
+        r = run_match(tmp, 'probe%d' % seed, good, ['--seed', str(seed)])
+        if r.rc != 0 or r.rec is None:
+            check(False, 'huge at the last decision: probe game %d runs'
+                  % seed, 'rc %r: %s' % (r.rc, short(r.err)))
+            return
+        n_a = sum(1 for d in r.rec['decisions'] if d['seat'] == 0)
+        chosen = (seed, n_a)
+        if r.rec['result'][0]['rank'] == 1:
+            break
+    seed, n_a = chosen
+    label = 'huge at seat 0\'s last decision (%d of them, seed %d)' % (
+        n_a, seed)
+    bad = [('a', ['--mode', 'huge', '--after', str(n_a - 1),
+                  '--seed', '11'])] + good[1:]
+    r = run_match(tmp, 'huge_last', bad,
+                  ['--seed', str(seed), '--on-timeout', 'strikes:3'])
+    hf = check_common(r, label, 0, 'a')
+    if hf is None:
+        return
+    last = max(i for i, d in enumerate(r.rec['decisions']) if d['seat'] == 0)
+    check([(f['kind'], f['decision']) for f in hf] == [('timeout', last)],
+          '%s: one timeout at decision %d and no later fault' % (label, last),
+          json.dumps(hf)[:500])
+    res = r.rec['result']
+    check(not res[0]['out'], '%s: one strike of 3 leaves the seat in'
+          % label, 'result %s' % json.dumps(res[0])[:300])
 
 
 def stubborn(tmp):
@@ -556,11 +599,13 @@ def options(tmp):
                   [('rnd0', None), ('rnd1', None), ('rnd2', None)],
                   ['--on-timeout', 'strikes:2', '--on-illegal', 'forfeit',
                    '--on-malformed', 'strikes:5', '--on-crash', 'forfeit',
-                   '--on-no-hello', 'strikes:1'])
+                   '--on-no-hello', 'forfeit'])
     check(r.rc == 0 and r.rec is not None and not r.rec['faults'],
           'options: every --on-KIND policy is accepted',
           'rc %r: %s' % (r.rc, short(r.err)))
-    for bad in (['--on-crash', 'strikes:0'], ['--on-timeout', 'never'],
+    # a bot that crashed or never said hello is gone: forfeit only
+    for bad in (['--on-crash', 'strikes:3'], ['--on-no-hello', 'strikes:1'],
+                ['--on-crash', 'strikes:0'], ['--on-timeout', 'never'],
                 ['--on-bogus', 'forfeit'], ['--on-illegal', 'strikes:']):
         p = subprocess.run([REFEREE, '--bot', 'x=true', '--bot', 'y=true']
                            + bad, capture_output=True, text=True, timeout=30)
@@ -624,6 +669,7 @@ def main():
         policy_crossing(tmp)
         good_control(tmp)
         series(tmp)
+        huge_at_last(tmp)
         stubborn(tmp)
         steal(tmp)
         options(tmp)

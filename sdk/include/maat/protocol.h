@@ -6,8 +6,8 @@
  * one msgpack map with a "type" field.
  *
  *   bot -> referee   hello   {type, version, token, name}
- *   referee -> bot   welcome {type, version, game, rules_version, match,
- *                             games, setup}        (or reject {type, reason})
+ *   referee -> bot   welcome {type, version, game, rules_version, games,
+ *                             setup}               (or reject {type, reason})
  *   referee -> bot   start   {type, game_index, seat, seats}
  *   referee -> bot   request {type, seq, game_index, decision, observation,
  *                             events, legal, clock}

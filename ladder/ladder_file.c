@@ -1,0 +1,181 @@
+/* ladder_file.c -- the ladder file reader (see ladder_file.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ladder_file.h"
+
+const char *const maat_ladder_fault_names[LADDER_FAULT_KINDS] = {
+    "timeout", "illegal", "malformed", "crash", "no_hello"};
+
+static int str_field(json_t *o, const char *key, char *out, size_t len)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    if (!s || strlen(s) >= len)
+        return -1;
+    memcpy(out, s, strlen(s) + 1);
+    return 0;
+}
+
+/* Check and copy one parsed line; a message in `why` when it is not a
+ * ladder line we understand. */
+static int parse_game(json_t *j, maat_ladder_game *g, const char **why)
+{
+    memset(g, 0, sizeof *g);
+    json_t *bots = json_object_get(j, "bots"), *ranks = json_object_get(j, "ranks");
+    json_t *scores = json_object_get(j, "scores"), *out = json_object_get(j, "out");
+    json_t *faults = json_object_get(j, "faults");
+    *why = "not a JSON object";
+    if (!json_is_object(j))
+        return -1;
+    *why = "unknown version (field 'v' must be 1)";
+    if (json_integer_value(json_object_get(j, "v")) != 1)
+        return -1;
+    *why = "field 'id' or 'game' missing or too long";
+    if (str_field(j, "id", g->id, sizeof g->id) ||
+        str_field(j, "game", g->game, sizeof g->game))
+        return -1;
+    g->seats = (int)json_integer_value(json_object_get(j, "seats"));
+    *why = "field 'seats' must be 1..8 and match bots, ranks and scores";
+    if (g->seats < 1 || g->seats > MAAT_MAX_SEATS ||
+        json_array_size(bots) != (size_t)g->seats ||
+        json_array_size(ranks) != (size_t)g->seats ||
+        json_array_size(scores) != (size_t)g->seats)
+        return -1;
+    for (int s = 0; s < g->seats; s++) {
+        const char *b = json_string_value(json_array_get(bots, s));
+        json_t *r = json_array_get(ranks, s);
+        *why = "bots must be strings of at most 63 bytes, ranks 1..seats";
+        if (!b || strlen(b) >= sizeof g->bot[s] || !json_is_integer(r) ||
+            json_integer_value(r) < 1 || json_integer_value(r) > g->seats)
+            return -1;
+        strcpy(g->bot[s], b);
+        g->rank[s] = (int)json_integer_value(r);
+        g->score[s] = (int)json_integer_value(json_array_get(scores, s));
+        g->out[s] = json_is_true(json_array_get(out, s));
+    }
+    size_t i;
+    json_t *f;
+    json_array_foreach(faults, i, f) {
+        json_int_t seat = json_integer_value(json_object_get(f, "seat"));
+        const char *kind = json_string_value(json_object_get(f, "kind"));
+        for (int k = 0; kind && k < LADDER_FAULT_KINDS; k++)
+            if (seat >= 0 && seat < g->seats &&
+                !strcmp(kind, maat_ladder_fault_names[k]))
+                g->faults[seat][k]++;
+    }
+    return 0;
+}
+
+static size_t hash_id(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
+    return (size_t)h;
+}
+
+/* The slot holding `id`, or the empty slot where it would go. */
+static size_t *slot_of(const maat_ladder *l, const char *id)
+{
+    size_t i = hash_id(id) & (l->n_slots - 1);
+    while (l->slots[i] && strcmp(l->games[l->slots[i] - 1].id, id))
+        i = (i + 1) & (l->n_slots - 1);
+    return &l->slots[i];
+}
+
+static int index_grow(maat_ladder *l)
+{
+    size_t n = l->n_slots ? l->n_slots * 2 : 1024;
+    size_t *old = l->slots, old_n = l->n_slots;
+    l->slots = calloc(n, sizeof *l->slots);
+    if (!l->slots) {
+        l->slots = old;
+        return -1;
+    }
+    l->n_slots = n;
+    for (size_t i = 0; i < old_n; i++)
+        if (old[i])
+            *slot_of(l, l->games[old[i] - 1].id) = old[i];
+    free(old);
+    return 0;
+}
+
+int maat_ladder_has(const maat_ladder *l, const char *id)
+{
+    return l->n_slots && *slot_of(l, id) != 0;
+}
+
+int maat_ladder_read(maat_ladder *l, const char *path, int missing_ok,
+                     FILE *report, maat_error *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (errno == ENOENT && missing_ok)
+            return MAAT_OK;
+        return maat_error_set(err, MAAT_EIO, "%s: %s", path, strerror(errno));
+    }
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int lineno = 0;
+    while ((n = getline(&line, &cap, f)) >= 0) {
+        lineno++;
+        int torn = n == 0 || line[n - 1] != '\n';
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = 0;
+        if (n == 0)
+            continue;
+        json_error_t je;
+        json_t *j = json_loadb(line, (size_t)n, 0, &je);
+        const char *why = je.text;
+        maat_ladder_game g;
+        if (!j || parse_game(j, &g, &why) != 0) {
+            if (report)
+                fprintf(report, "%s:%d: %s; line skipped%s\n", path, lineno,
+                        why, torn ? " (a torn last line: a writer stopped "
+                                    "mid-write)" : "");
+            l->bad_lines++;
+            json_decref(j);
+            continue;
+        }
+        if (maat_ladder_has(l, g.id)) {
+            l->duplicates++;
+            json_decref(j);
+            continue;
+        }
+        if ((l->count + 1) * 2 > l->n_slots && index_grow(l) != 0) {
+            json_decref(j);
+            free(line);
+            fclose(f);
+            return maat_error_set(err, MAAT_ENOMEM, "out of memory");
+        }
+        if (l->count == l->cap) {
+            size_t c = l->cap ? l->cap * 2 : 256;
+            maat_ladder_game *gs = realloc(l->games, c * sizeof *gs);
+            if (!gs) {
+                json_decref(j);
+                free(line);
+                fclose(f);
+                return maat_error_set(err, MAAT_ENOMEM, "out of memory");
+            }
+            l->games = gs;
+            l->cap = c;
+        }
+        g.line = j;
+        l->games[l->count++] = g;
+        *slot_of(l, g.id) = l->count;
+    }
+    free(line);
+    fclose(f);
+    return MAAT_OK;
+}
+
+void maat_ladder_free(maat_ladder *l)
+{
+    for (size_t i = 0; i < l->count; i++)
+        json_decref(l->games[i].line);
+    free(l->games);
+    free(l->slots);
+    memset(l, 0, sizeof *l);
+}
