@@ -49,8 +49,8 @@ static double lambda_for(int k, const double *x, const double *f, double s)
 double maat_gsprt_llr(int k, const double *x, const double *count,
                       double elo0, double elo1)
 {
-    double n = 0, f[64];
-    if (k > 64)
+    double n = 0, f[1024];
+    if (k > 1024)
         return NAN;
     for (int i = 0; i < k; i++)
         n += count[i];

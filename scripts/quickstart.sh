@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # The README's first command: install what is missing (Debian packages),
-# build, and run the main job on its built-in default -- a demo match of
-# four sample bots over ZeroMQ, with its record and ladder line written
-# under build/demo/.
+# build, and run the main job on its built-in default -- a demo ladder: the
+# sample bots (random x2, greedy, mcts) in a short Pyramids round robin with
+# duplicate seats over ZeroMQ, 2 jobs, standings printed.  The ladder file is
+# build/demo/ladder.jsonl (started afresh each time).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build >/dev/null
 mkdir -p build/demo
-./build/referee/maat-referee --demo --seed "${SEED:-42}" \
-  --record build/demo/record.json --ladder build/demo/ladder.jsonl \
-  --log-dir build/demo/logs
+rm -f build/demo/ladder.jsonl
+./build/ladder/maat-ladder demo --ladder build/demo/ladder.jsonl --jobs 2
 echo
-echo "record:  build/demo/record.json   (check it: ./build/referee/maat-referee --verify build/demo/record.json)"
-echo "ladder:  build/demo/ladder.jsonl  (one JSON line per game)"
+echo "ladder file: build/demo/ladder.jsonl (one JSON line per game; try: jq -c '{bots,ranks,scores}' build/demo/ladder.jsonl)"
+echo "one match, with its record: ./build/referee/maat-referee --demo --record build/demo/record.json"

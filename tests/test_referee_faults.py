@@ -8,9 +8,11 @@ the record verifies, the fault has the right kind against the right seat
 and bot, the clean seats have no faults and made every decision
 themselves, the hostile seat ranks below every clean seat once it is out,
 the policy (forfeit or strikes:N) put it out after the right number of
-faults, and that no bot process survives the referee.  Also: a stranger
-presenting a seated bot's token is refused, the --on-* options parse, and
-SIGTERM stops the referee (exit 4) with every bot gone.
+faults, that no fault lands after the game's last decision (a failed send
+of `end` must not change a finished result), and that no bot process
+survives the referee -- not even one that ignores SIGTERM or forks.
+Also: a stranger presenting a seated bot's token is refused, the --on-*
+options parse, and SIGTERM stops the referee (exit 4) with every bot gone.
 
 No sleep is used to synchronise: readiness is a file the bot writes, and
 every wait has a deadline that only guards against a hang.  Prints one line

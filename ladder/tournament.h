@@ -1,0 +1,63 @@
+/* tournament.h -- a tournament: bots, a game, a format and a number of
+ * matches, played by spawning maat-referee processes (up to --jobs at
+ * once), each appending to the ladder file.  Resumable: a match whose
+ * games are all in the ladder file is not played again.
+ *
+ * Formats: round-robin (every group of `seats` bots in turn), gauntlet
+ * (one bot against groups from the field) and ladder (rating-based
+ * matchmaking: the bot with fewest games against the bots nearest to it
+ * in rating).  With duplicate seats, a match is one deal played once per
+ * seat rotation (maat-referee --games SEATS --same-deal), so the luck of
+ * the deal cancels out.  Config format: docs/LADDER.md.
+ */
+#ifndef MAAT_TOURNAMENT_H
+#define MAAT_TOURNAMENT_H
+
+#include <stdint.h>
+
+#include "maat/game.h"
+
+enum { TOUR_ROUND_ROBIN, TOUR_GAUNTLET, TOUR_LADDER };
+
+typedef struct maat_tour_bot {
+    char name[64];
+    char *command;
+} maat_tour_bot;
+
+typedef struct maat_tournament {
+    char name[64];
+    char game[32];
+    int seats, matches, format, duplicate, jobs;
+    uint64_t seed;
+    char *ladder;     /* ladder file */
+    char *referee;    /* path of maat-referee */
+    char **referee_args; /* extra arguments for every referee */
+    int n_referee_args;
+    maat_tour_bot *bots;
+    int n_bots;
+    int hero; /* gauntlet: index of the bot facing the field */
+} maat_tournament;
+
+/* Load a JSON config; errors name the file and the field. */
+int maat_tournament_load(maat_tournament *t, const char *path,
+                         maat_error *err);
+void maat_tournament_free(maat_tournament *t);
+
+/* The id prefix of match i ("<name>-<i>"); its games are "<prefix>-<k>". */
+void maat_tournament_match_id(const maat_tournament *t, int i, char *out,
+                              size_t len);
+/* The bots (indices) of match i for the static formats; -1 if dynamic. */
+int maat_tournament_lineup(const maat_tournament *t, int i, int *bots);
+/* argv for the referee of match i with the given lineup, writing to
+ * `ladder`.  NULL-terminated; free with maat_argv_free. */
+char **maat_tournament_argv(const maat_tournament *t, int i, const int *bots,
+                            const char *ladder);
+void maat_argv_free(char **argv);
+
+/* Play every match not yet complete in the ladder file. */
+int maat_tournament_run(const maat_tournament *t, int quiet, maat_error *err);
+/* Print one shell command per match (each to its own shard file in dir). */
+int maat_tournament_plan(const maat_tournament *t, const char *shard_dir,
+                         FILE *f, maat_error *err);
+
+#endif
