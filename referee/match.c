@@ -199,7 +199,9 @@ static int send_to(match *m, rbot *b, outbuf *o)
         maat_transport_send(m->tr, b->rid, b->rid_len, o->sb.data,
                             o->sb.size) != 0) {
         rc = -1;
-        if (m->g)
+        /* a fault only while the game runs: once it is over, results are
+         * fixed and a bot that cannot take its "end" is merely gone */
+        if (m->g && !m->c->rules->is_over(m->g))
             fault(m, b, MAAT_FAULT_CRASH, "cannot send to the bot: %s",
                   zmq_strerror(zmq_errno()));
         b->dead = 1;

@@ -541,6 +541,13 @@ static void keep_decisions(void)
           "hands %d %d %d %d, want 2 0 2 1", st->seat[0].hand_n,
           st->seat[1].hand_n, st->seat[2].hand_n, st->seat[3].hand_n);
     int lone = st->seat[3].hand[0];
+    /* step 4: the God tiles went back before the keep decisions */
+    for (int t = 1; t <= 5; t++)
+        CHECK(st->tile_owner[t] == -1, "at the keep, tile %d still held by "
+              "seat %d", t, st->tile_owner[t]);
+    for (int i = 0; i < 4; i++)
+        CHECK(st->seat[i].god == 0, "at the keep, seat %d still holds %d", i,
+              st->seat[i].god);
 
     static const int order[2] = {2, 0};
     for (int k = 0; k < 2; k++) {

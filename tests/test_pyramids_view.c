@@ -199,14 +199,6 @@ static void know_events(knowledge *k, const maat_events *ev, size_t from)
     }
 }
 
-static int in_list(const uint8_t *a, int n, int c)
-{
-    for (int i = 0; i < n; i++)
-        if (a[i] == c)
-            return 1;
-    return 0;
-}
-
 typedef struct know_stats {
     long held_bad, hand_bad, tomb_bad, checked, samples_bad;
     char example[200];
@@ -220,9 +212,15 @@ static void know_check(const knowledge *k, const maat_pyr_state *st,
         if (j == k->viewer)
             continue;
         const maat_pyr_seat *s = &st->seat[j];
+        uint8_t loc[256] = {0}; /* 1 = hand, 2 = tomb */
+        for (int x = 0; x < s->hand_n; x++)
+            loc[s->hand[x]] = 1;
+        for (int x = 0; x < s->tomb_n; x++)
+            loc[s->tomb[x]] = 2;
         for (int c = 0; c < NC; c++) {
-            int h = in_list(s->hand, s->hand_n, c);
-            int t = in_list(s->tomb, s->tomb_n, c);
+            if (!k->held[j][c] && !k->in_hand[j][c] && !k->in_tomb[j][c])
+                continue;
+            int h = loc[c] == 1, t = loc[c] == 2;
             ks->checked += k->held[j][c];
             if (k->held[j][c] && !h && !t) {
                 if (!ks->held_bad++)
