@@ -65,9 +65,10 @@ def wilson(successes, n, z=Z95):
     return (max(0.0, centre - half), min(1.0, centre + half))
 
 
-def mean_ci(xs, z=Z95):
+def mean_ci(xs, z=Z95, lo=-math.inf, hi=math.inf):
     """Mean and a normal-approximation 95% interval, mean +- z * s / sqrt(n)
-    (s the sample standard deviation; fine for n >= ~30)."""
+    (s the sample standard deviation; fine for n >= ~30), clipped to the
+    possible range [lo, hi]."""
     n = len(xs)
     if n == 0:
         return (float("nan"), float("nan"), float("nan"))
@@ -76,7 +77,7 @@ def mean_ci(xs, z=Z95):
         return (m, float("nan"), float("nan"))
     s = math.sqrt(sum((x - m) ** 2 for x in xs) / (n - 1))
     h = z * s / math.sqrt(n)
-    return (m, m - h, m + h)
+    return (m, max(lo, m - h), min(hi, m + h))
 
 
 def default_referee():
@@ -282,10 +283,10 @@ def report(args, out, lines, failed, elapsed):
                   "split %d" % (len(deal), sweeps, lost,
                                 len(deal) - sweeps - lost))
         else:
-            m, lo, hi = mean_ci(a_rank)
+            m, lo, hi = mean_ci(a_rank, lo=1, hi=args.seats)
             print("A mean rank      %.2f  95%% CI [%.2f, %.2f]  (1 = best; "
                   "an equal bot: 2.5)" % (m, lo, hi))
-            m, lo, hi = mean_ci(b_rank)
+            m, lo, hi = mean_ci(b_rank, lo=1, hi=args.seats)
             print("B mean rank      %.2f  95%% CI [%.2f, %.2f]  (mean of the "
                   "3 copies per game)" % (m, lo, hi))
         m, lo, hi = mean_ci(a_score)

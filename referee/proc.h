@@ -6,6 +6,18 @@
  * file capped in size (a bot that spams output never blocks and never
  * fills the disk), and PR_SET_PDEATHSIG so it dies if the referee dies.
  *
+ * Notes for callers:
+ *  - /bin/sh (dash) forks a single command instead of exec'ing it, so the
+ *    process watched and timed would be the shell: prefix "exec " to a
+ *    simple command (maat-referee does).
+ *  - PR_SET_PDEATHSIG fires when the *thread* that spawned dies: spawn from
+ *    a thread that lives as long as the referee.
+ *  - Reap only through maat_proc_exited/stop (never waitpid(-1)), or the
+ *    exit status is lost.
+ *  - RLIMIT_NPROC counts every process of the user and root ignores it.
+ *  - A core size limit of 0 is always set; the CPU limit is soft N, hard
+ *    N+1 (SIGXCPU, then SIGKILL).
+ *
  * Ownership: maat_proc_spawn returns a maat_proc owned by the caller;
  * maat_proc_destroy(&p) stops the group if still running (SIGTERM, then
  * SIGKILL after the grace period), reaps, closes the log, frees, sets p
@@ -43,9 +55,11 @@ pid_t maat_proc_pid(const maat_proc *p);
 
 /* The read end of the output pipe, for poll(); -1 once closed (EOF). */
 int maat_proc_output_fd(const maat_proc *p);
-/* Read whatever output is available without blocking; write it to the log
- * until log_cap bytes, then discard (a single "[maat: log truncated]" line
- * marks the cut).  Returns bytes read this call. */
+/* Read the output available without blocking (at most 4 MiB per call, so a
+ * flooding bot cannot hold the referee); write it to the log until log_cap
+ * bytes, then discard ("[maat: log truncated at N bytes]" marks the cut).
+ * Without a log path output is read and dropped but not counted as dropped.
+ * Returns bytes read this call. */
 size_t maat_proc_drain(maat_proc *p);
 /* Total bytes the bot wrote, and how many were dropped by the cap. */
 uint64_t maat_proc_output_bytes(const maat_proc *p);

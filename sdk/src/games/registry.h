@@ -6,5 +6,6 @@
 #include "maat/game.h"
 
 extern const maat_rules maat_pyramids_rules;
+extern const maat_rules maat_pyramix_rules;
 
 #endif

@@ -1,0 +1,437 @@
+/* pyramix.c -- the rules of Pyramix: the shape, visible faces, which cube
+ * may be removed, the cascade, the end, and scoring.  The msgpack side and
+ * the bot-side view are in pyramix_wire.c.
+ *
+ * Geometry is arithmetic on coordinates (place <-> (x, y, z), a step up or
+ * down an axis), so the rules below read as the rules page does. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "pyramix_internal.h"
+
+const char *const maat_pmx_colour_names[5] = {"blue", "purple", "orange",
+                                              "green", "none"};
+const char *const maat_pmx_symbol_names[4] = {"ankh", "crane", "eye",
+                                              "cobra"};
+static const char *const decision_names[] = {"remove"};
+static const char *const event_names[] = {"remove", "reveal", "end"};
+static const char *const score_parts[] = {"ankhs", "cranes", "eyes",
+                                          "majority"};
+
+/* ---- geometry ------------------------------------------------------- */
+
+/* Places are numbered layer by layer from the apex; within layer L by x
+ * from L down to 0, then y from L - x down to 0.  Closed forms, no tables
+ * (and so no shared mutable state): layer L starts at L(L+1)(L+2)/6. */
+static int layer_start(int layer)
+{
+    return layer * (layer + 1) * (layer + 2) / 6;
+}
+
+int maat_pmx_place(int x, int y, int z)
+{
+    int layer = x + y + z;
+    if (x < 0 || y < 0 || z < 0 || layer >= MAAT_PMX_LAYERS)
+        return -1;
+    int k = layer - x; /* places with a larger x come first */
+    return layer_start(layer) + k * (k + 1) / 2 + (k - y);
+}
+
+void maat_pmx_coords(int place, int *x, int *y, int *z)
+{
+    int layer = 0;
+    while (layer + 1 < MAAT_PMX_LAYERS && layer_start(layer + 1) <= place)
+        layer++;
+    int r = place - layer_start(layer), k = 0;
+    while ((k + 1) * (k + 2) / 2 <= r)
+        k++;
+    *x = layer - k;
+    *y = k - (r - k * (k + 1) / 2);
+    *z = layer - *x - *y;
+}
+
+/* The neighbour of `place` one step along axis d: up (-1) or down (+1);
+ * -1 outside the pyramid. */
+int pmx_step(int place, int d, int delta)
+{
+    int c[3];
+    maat_pmx_coords(place, &c[0], &c[1], &c[2]);
+    c[d] += delta;
+    return maat_pmx_place(c[0], c[1], c[2]);
+}
+
+static int layer_of(int place)
+{
+    int x, y, z;
+    maat_pmx_coords(place, &x, &y, &z);
+    return x + y + z;
+}
+
+int maat_pmx_cube_colour(int cube)
+{
+    return cube >= 52 ? MAAT_PMX_NO_COLOUR : cube / 13;
+}
+
+int maat_pmx_cube_symbol(int cube)
+{
+    if (cube >= 52)
+        return MAAT_PMX_COBRA;
+    int k = cube % 13;
+    return k < 8 ? MAAT_PMX_ANKH : k < 12 ? MAAT_PMX_CRANE : MAAT_PMX_EYE;
+}
+
+/* ---- the rules ------------------------------------------------------ */
+
+int maat_pmx_visible_faces(const maat_pmx_state *st, int place)
+{
+    int n = 0;
+    for (int d = 0; d < 3; d++) {
+        int up = pmx_step(place, d, -1);
+        n += up < 0 || st->cube[up] < 0;
+    }
+    return n;
+}
+
+static int is_visible_cobra(const maat_pmx_state *st, int place)
+{
+    return place >= 0 && st->cube[place] >= 0 &&
+           maat_pmx_cube_symbol(st->cube[place]) == MAAT_PMX_COBRA &&
+           maat_pmx_visible_faces(st, place) > 0;
+}
+
+int maat_pmx_removable(const maat_pmx_state *st, int place)
+{
+    if (st->cube[place] < 0)
+        return 0;
+    int faces = maat_pmx_visible_faces(st, place);
+    if (faces < 2)
+        return 0;
+    /* the tray rule: nothing could slide into a bottom place with 3 */
+    if (faces == 3 && layer_of(place) == MAAT_PMX_LAYERS - 1)
+        return 0;
+    if (maat_pmx_cube_symbol(st->cube[place]) == MAAT_PMX_COBRA)
+        return 1;
+    for (int d = 0; d < 3; d++)
+        if (is_visible_cobra(st, pmx_step(place, d, -1)) ||
+            is_visible_cobra(st, pmx_step(place, d, +1)))
+            return 0;
+    return 1;
+}
+
+/* Reveal every cube that now shows a face; emit the reveals. */
+static void reveal_all(maat_pmx_state *st, maat_events *ev)
+{
+    for (int p = 0; p < MAAT_PMX_PLACES; p++) {
+        int c = st->cube[p];
+        if (c >= 0 && !st->revealed[c] && maat_pmx_visible_faces(st, p)) {
+            st->revealed[c] = 1;
+            maat_event e = {MAAT_ALL_SEATS, MAAT_PMX_EV_REVEAL, -1,
+                            {p, c, 0, 0, 0, 0}};
+            maat_events_push(ev, &e);
+        }
+    }
+}
+
+static int any_removable(const maat_pmx_state *st)
+{
+    for (int p = 0; p < MAAT_PMX_PLACES; p++)
+        if (maat_pmx_removable(st, p))
+            return 1;
+    return 0;
+}
+
+void maat_pmx_refresh(maat_pmx_state *st)
+{
+    reveal_all(st, NULL);
+    st->over = !any_removable(st);
+}
+
+/* Remove the cube at `place`; if it had two visible faces, the line of
+ * cubes above it along the covered direction slides down one place. */
+static void remove_at(maat_pmx_state *st, int place, int seat,
+                      maat_events *ev)
+{
+    int cube = st->cube[place], dir = -1;
+    if (maat_pmx_visible_faces(st, place) == 2)
+        for (int d = 0; d < 3; d++) {
+            int up = pmx_step(place, d, -1);
+            if (up >= 0 && st->cube[up] >= 0)
+                dir = d;
+        }
+    st->collected[seat][cube] = 1;
+    st->n_collected[seat]++;
+    st->cube[place] = -1;
+    maat_event e = {MAAT_ALL_SEATS, MAAT_PMX_EV_REMOVE, (int16_t)seat,
+                    {place, cube, dir, 0, 0, 0}};
+    maat_events_push(ev, &e);
+    for (int to = place, from; dir >= 0; to = from) {
+        from = pmx_step(to, dir, -1);
+        if (from < 0 || st->cube[from] < 0)
+            break;
+        st->cube[to] = st->cube[from];
+        st->cube[from] = -1;
+    }
+    reveal_all(st, ev);
+}
+
+/* ---- scoring -------------------------------------------------------- */
+
+/* Shares a face or an edge: each coordinate differs by at most 1, and
+ * they differ in one or two axes. */
+static int face_or_edge(int a, int b)
+{
+    int ax, ay, az, bx, by, bz;
+    maat_pmx_coords(a, &ax, &ay, &az);
+    maat_pmx_coords(b, &bx, &by, &bz);
+    int dx = abs(ax - bx), dy = abs(ay - by), dz = abs(az - bz);
+    int axes = (dx > 0) + (dy > 0) + (dz > 0);
+    return dx <= 1 && dy <= 1 && dz <= 1 && axes >= 1 && axes <= 2;
+}
+
+void maat_pmx_cobra_cleared(const maat_pmx_state *st,
+                            uint8_t cleared[MAAT_PMX_PLACES])
+{
+    memset(cleared, 0, MAAT_PMX_PLACES);
+    for (int p = 0; p < MAAT_PMX_PLACES; p++) {
+        if (st->cube[p] < 0 ||
+            maat_pmx_cube_symbol(st->cube[p]) != MAAT_PMX_COBRA)
+            continue;
+        cleared[p] = 1;
+        for (int q = 0; q < MAAT_PMX_PLACES; q++)
+            if (st->cube[q] >= 0 && face_or_edge(p, q))
+                cleared[q] = 1;
+    }
+}
+
+static int cube_points(int cube)
+{
+    static const int pts[4] = {1, 2, 3, 0};
+    return pts[maat_pmx_cube_symbol(cube)];
+}
+
+void maat_pmx_score_all(const maat_pmx_state *st, maat_score *out)
+{
+    memset(out, 0, sizeof *out * (size_t)st->seats);
+    for (int s = 0; s < st->seats; s++)
+        for (int c = 0; c < MAAT_PMX_CUBES; c++)
+            if (st->collected[s][c]) {
+                int sym = maat_pmx_cube_symbol(c);
+                if (sym != MAAT_PMX_COBRA)
+                    out[s].part[sym] += cube_points(c);
+            }
+    uint8_t cleared[MAAT_PMX_PLACES];
+    maat_pmx_cobra_cleared(st, cleared);
+    for (int colour = 0; colour < 4; colour++) {
+        int best = 0, holder = -1;
+        for (int s = 0; s < st->seats; s++) {
+            int ankhs = 0;
+            for (int k = 0; k < 8; k++)
+                ankhs += st->collected[s][13 * colour + k];
+            if (ankhs > best) {
+                best = ankhs;
+                holder = s;
+            } else if (ankhs == best) {
+                holder = -1; /* a tie for the most takes nothing */
+            }
+        }
+        if (holder < 0)
+            continue;
+        for (int p = 0; p < MAAT_PMX_PLACES; p++)
+            if (st->cube[p] >= 0 && !cleared[p] &&
+                maat_pmx_cube_colour(st->cube[p]) == colour)
+                out[holder].part[MAAT_PMX_S_MAJORITY] += cube_points(st->cube[p]);
+    }
+    for (int s = 0; s < st->seats; s++)
+        for (int k = 0; k < MAAT_PMX_S_PARTS; k++)
+            out[s].total += out[s].part[k];
+    maat_rank_scores(out, st->seats);
+}
+
+/* ---- the interface -------------------------------------------------- */
+
+static maat_setup *setup_new(const maat_options *opt, maat_error *err)
+{
+    if (opt && opt->count > 0) {
+        maat_error_set(err, MAAT_EINVAL, "pyramix: unknown option '%s' "
+                       "(pyramix has no options)", opt->key[0]);
+        return NULL;
+    }
+    maat_setup *s = calloc(1, sizeof *s);
+    if (!s)
+        maat_error_set(err, MAAT_ENOMEM, "out of memory");
+    return s;
+}
+
+static void setup_destroy(maat_setup **s)
+{
+    if (s && *s) {
+        free(*s);
+        *s = NULL;
+    }
+}
+
+static maat_game *game_new(const maat_setup *setup, uint64_t seed, int seats,
+                           maat_events *ev, maat_error *err)
+{
+    (void)setup;
+    if (seats < 2 || seats > MAAT_PMX_MAX_SEATS) {
+        maat_error_set(err, MAAT_EINVAL, "pyramix is for 2 to 4 seats, not "
+                       "%d", seats);
+        return NULL;
+    }
+    maat_game *g = calloc(1, sizeof *g);
+    if (!g) {
+        maat_error_set(err, MAAT_ENOMEM, "out of memory");
+        return NULL;
+    }
+    maat_pmx_state *st = &g->st;
+    st->seats = seats;
+    maat_rng_seed(&st->rng, seed);
+    int order[MAAT_PMX_CUBES];
+    for (int i = 0; i < MAAT_PMX_CUBES; i++)
+        order[i] = i;
+    maat_rng_shuffle_int(&st->rng, order, MAAT_PMX_CUBES);
+    for (int p = 0; p < MAAT_PMX_PLACES; p++)
+        st->cube[p] = (int8_t)order[p];
+    reveal_all(st, ev);
+    st->over = !any_removable(st);
+    return g;
+}
+
+static void destroy(maat_game **g)
+{
+    if (g && *g) {
+        free(*g);
+        *g = NULL;
+    }
+}
+
+static maat_game *copy(const maat_game *g)
+{
+    maat_game *c = malloc(sizeof *c);
+    if (c)
+        *c = *g;
+    return c;
+}
+
+static int seats_of(const maat_game *g)
+{
+    return g->st.seats;
+}
+
+static maat_decision decision(const maat_game *g)
+{
+    maat_decision d = {g->st.over ? -1 : g->st.to_move, MAAT_PMX_REMOVE};
+    return d;
+}
+
+static int is_over(const maat_game *g)
+{
+    return g->st.over;
+}
+
+static int legal_actions(const maat_game *g, maat_action *out, int cap)
+{
+    int n = 0;
+    if (g->st.over)
+        return 0;
+    for (int p = 0; p < MAAT_PMX_PLACES; p++)
+        if (maat_pmx_removable(&g->st, p)) {
+            if (n < cap) {
+                int x, y, z;
+                maat_pmx_coords(p, &x, &y, &z);
+                maat_action a = {MAAT_PMX_REMOVE, {x, y, z, -1, -1, -1, -1}};
+                out[n] = a;
+            }
+            n++;
+        }
+    return n;
+}
+
+static int apply(maat_game *g, const maat_action *a, maat_events *ev,
+                 maat_error *err)
+{
+    maat_pmx_state *st = &g->st;
+    if (st->over)
+        return maat_error_set(err, MAAT_ESTATE, "the game is over");
+    if (a->kind != MAAT_PMX_REMOVE)
+        return maat_error_set(err, MAAT_EILLEGAL, "the only decision is "
+                              "'remove'");
+    int p = maat_pmx_place(a->arg[0], a->arg[1], a->arg[2]);
+    if (p < 0)
+        return maat_error_set(err, MAAT_EILLEGAL, "(%d, %d, %d) is not a "
+                              "place of the pyramid", a->arg[0], a->arg[1],
+                              a->arg[2]);
+    if (st->cube[p] < 0)
+        return maat_error_set(err, MAAT_EILLEGAL, "(%d, %d, %d) is empty",
+                              a->arg[0], a->arg[1], a->arg[2]);
+    if (!maat_pmx_removable(st, p)) {
+        int faces = maat_pmx_visible_faces(st, p);
+        return maat_error_set(err, MAAT_EILLEGAL, "the cube at (%d, %d, %d) "
+                              "may not be removed: %s", a->arg[0], a->arg[1],
+                              a->arg[2],
+                              faces < 2 ? "it shows fewer than 2 faces"
+                              : faces == 3 && a->arg[0] + a->arg[1] +
+                                                      a->arg[2] == 5
+                                  ? "it would expose the tray"
+                                  : "it touches a visible cobra");
+    }
+    remove_at(st, p, st->to_move, ev);
+    st->turn++;
+    st->to_move = (st->to_move + 1) % st->seats;
+    if (!any_removable(st)) {
+        st->over = 1;
+        maat_event e = {MAAT_ALL_SEATS, MAAT_PMX_EV_END, -1, {0}};
+        maat_events_push(ev, &e);
+    }
+    return MAAT_OK;
+}
+
+static void scores(const maat_game *g, maat_score *out)
+{
+    maat_pmx_score_all(&g->st, out);
+}
+
+const maat_pmx_state *maat_pmx_state_of(const maat_game *g)
+{
+    return &g->st;
+}
+
+maat_pmx_state *maat_pmx_state_mut(maat_game *g)
+{
+    return &g->st;
+}
+
+const maat_rules maat_pyramix_rules = {
+    .name = "pyramix",
+    .rules_version = "pyramix-1",
+    .min_seats = 2,
+    .max_seats = MAAT_PMX_MAX_SEATS,
+    .decision_names = decision_names,
+    .n_decision_kinds = 1,
+    .event_names = event_names,
+    .n_event_kinds = MAAT_PMX_EV_KINDS,
+    .score_parts = score_parts,
+    .n_score_parts = MAAT_PMX_S_PARTS,
+    .setup_new = setup_new,
+    .setup_destroy = setup_destroy,
+    .setup_encode = pmx_setup_encode,
+    .game_new = game_new,
+    .destroy = destroy,
+    .copy = copy,
+    .seats = seats_of,
+    .decision = decision,
+    .is_over = is_over,
+    .legal_actions = legal_actions,
+    .apply = apply,
+    .scores = scores,
+    .encode_observation = pmx_encode_observation,
+    .encode_event = pmx_encode_event,
+    .encode_action = pmx_encode_action,
+    .decode_action = pmx_decode_action,
+    .setup_decode = pmx_setup_decode,
+    .view_new = pmx_view_new,
+    .view_destroy = pmx_view_destroy,
+    .view_update = pmx_view_update,
+    .determinize = pmx_determinize,
+};

@@ -1,0 +1,35 @@
+/* pyramix_internal.h -- what the Pyramix source files share. */
+#ifndef MAAT_PYRAMIX_INTERNAL_H
+#define MAAT_PYRAMIX_INTERNAL_H
+
+#include "maat/pyramix.h"
+
+struct maat_setup {
+    int unused; /* Pyramix has no components to load */
+};
+
+struct maat_game {
+    maat_pmx_state st;
+};
+
+/* One step from `place` along axis d (0 x, 1 y, 2 z): delta -1 is up,
+ * +1 down; -1 when that leaves the pyramid. */
+int pmx_step(int place, int d, int delta);
+
+int pmx_setup_encode(const maat_setup *s, msgpack_packer *pk);
+maat_setup *pmx_setup_decode(const msgpack_object *o, maat_error *err);
+int pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk);
+int pmx_encode_event(const maat_game *g, const maat_event *e,
+                     msgpack_packer *pk);
+int pmx_encode_action(const maat_game *g, const maat_action *a,
+                      msgpack_packer *pk);
+int pmx_decode_action(const maat_game *g, const msgpack_object *o,
+                      maat_action *a, maat_error *err);
+maat_view *pmx_view_new(const maat_setup *s, int seat, int seats);
+void pmx_view_destroy(maat_view **v);
+int pmx_view_update(maat_view *v, const msgpack_object *events,
+                    const msgpack_object *observation, maat_error *err);
+maat_game *pmx_determinize(const maat_view *v, maat_rng *rng,
+                           maat_error *err);
+
+#endif
