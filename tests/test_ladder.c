@@ -22,6 +22,9 @@
  *   duplicated id and a torn last line are all read; bad_lines 3,
  *   duplicates 1; the report names file:line and says "torn"; a last line
  *   cut at every byte offset loses nothing before it.
+ * - maat_jsonl_append (the referee's writer): 8 processes appending 100
+ *   lines of ~6 KB each at once lose and mangle nothing; a line appended
+ *   after a torn one starts on a fresh line.
  * - maat_standings_compute: games, wins, average rank and score and faults
  *   by kind are exact on a hand-made ladder; the ratings equal a manual
  *   sequence of maat_openskill_rate calls in file order.
@@ -31,11 +34,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
 #include "ladder_file.h"
 #include "rating.h"
+#include "record.h"
 #include "sprt.h"
 #include "standings.h"
 
@@ -493,6 +498,80 @@ static void test_ladder_file(void)
     CHECK(bad_offsets == 0, "every cut of the last line reads");
 }
 
+/* ---- many writers ---------------------------------------------------- */
+
+static void test_concurrent_appends(void)
+{
+    enum { WRITERS = 8, LINES = 100, PAD = 6000 };
+    const char *path = tmp_path("many.jsonl");
+    unlink(path);
+    pid_t pids[WRITERS];
+    for (int w = 0; w < WRITERS; w++) {
+        pids[w] = fork();
+        if (pids[w] == 0) {
+            char *pad = malloc(PAD + 1), *line = malloc(PAD + 512);
+            memset(pad, 'a' + w, PAD);
+            pad[PAD] = 0;
+            int bad = 0;
+            for (int k = 0; k < LINES; k++) {
+                int n = snprintf(line, PAD + 512,
+                    "{\"v\":1,\"id\":\"w%d-%d\",\"game\":\"pyramids\","
+                    "\"seats\":2,\"bots\":[\"w%d\",\"x\"],\"ranks\":[1,2],"
+                    "\"scores\":[%d,0],\"pad\":\"%s\"}", w, k, w, k, pad);
+                maat_error e = {0};
+                bad |= maat_jsonl_append(path, line, (size_t)n, &e) != MAAT_OK;
+            }
+            _exit(bad);
+        }
+    }
+    int children_ok = 1;
+    for (int w = 0; w < WRITERS; w++) {
+        int st;
+        children_ok &= pids[w] > 0 && waitpid(pids[w], &st, 0) == pids[w] &&
+                       WIFEXITED(st) && WEXITSTATUS(st) == 0;
+    }
+    CHECK(children_ok, "every writer appended without an error");
+    maat_ladder l = {0};
+    maat_error err = {0};
+    CHECK(maat_ladder_read(&l, path, 0, stderr, &err) == MAAT_OK, "read");
+    CHECK(l.count == WRITERS * LINES && l.bad_lines == 0 && l.duplicates == 0,
+          "%d writers x %d lines: %zu games, %zu bad, %zu duplicates",
+          WRITERS, LINES, l.count, l.bad_lines, l.duplicates);
+    /* each writer's lines are whole and in its own order */
+    int next[WRITERS] = {0}, in_order = 1;
+    for (size_t i = 0; i < l.count; i++) {
+        int w, k;
+        if (sscanf(l.games[i].id, "w%d-%d", &w, &k) != 2 || w < 0 ||
+            w >= WRITERS || k != next[w]++ ||
+            strlen(json_string_value(json_object_get(l.games[i].line,
+                                                     "pad"))) != PAD)
+            in_order = 0;
+    }
+    CHECK(in_order, "every line whole, each writer's lines in order");
+    maat_ladder_free(&l);
+    char *text = read_all(path);
+    CHECK(!strstr(text, "\n\n") && text[0] == '{',
+          "no blank line: no writer had to repair another's torn line");
+    free(text);
+
+    /* after a torn line the next append starts a fresh line */
+    const char *tp = tmp_path("torn-append.jsonl");
+    char l1[512], l2[512];
+    line2(l1, sizeof l1, "ta-0", "ann", "bob", 1, 2, 3, 4, "");
+    line2(l2, sizeof l2, "ta-1", "ann", "bob", 2, 1, 3, 4, "");
+    char torn[1024];
+    snprintf(torn, sizeof torn, "%s%.40s", l1, l2);
+    write_file(tp, torn, strlen(torn));
+    l2[strlen(l2) - 1] = 0; /* maat_jsonl_append adds the newline */
+    CHECK(maat_jsonl_append(tp, l2, strlen(l2), &err) == MAAT_OK, "append");
+    maat_ladder t = {0};
+    maat_ladder_read(&t, tp, 0, NULL, &err);
+    CHECK(t.count == 2 && t.bad_lines == 1,
+          "the line after a torn one is read: %zu games, %zu bad", t.count,
+          t.bad_lines);
+    maat_ladder_free(&t);
+}
+
 /* ---- standings ------------------------------------------------------ */
 
 static void test_standings(void)
@@ -699,6 +778,7 @@ int main(void)
     test_sprt();
     test_elo();
     test_ladder_file();
+    test_concurrent_appends();
     test_standings();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -156,7 +156,10 @@ typedef struct maat_rules {
     maat_view *(*view_new)(const maat_setup *s, int seat, int seats);
     void (*view_destroy)(maat_view **v);
     /* events: the message's events array (may be NULL); observation: its
-     * observation map.  MAAT_EDECODE naming the field on bad input. */
+     * observation map.  MAAT_EDECODE naming the field on bad input.  Feed
+     * every message of the game in order: a view with gaps still samples
+     * states consistent with the latest observation, but forgets what the
+     * missing events would have proved. */
     int (*view_update)(maat_view *v, const msgpack_object *events,
                        const msgpack_object *observation, maat_error *err);
     /* A new state (destroy with rules->destroy); NULL + err if the view

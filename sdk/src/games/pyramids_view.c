@@ -2,25 +2,39 @@
  * an observation into a (partial) maat_pyr_state, remembering what a seat
  * has seen, and sampling full states consistent with it.
  *
- * What a seat can know about a card it does not see: every card except the
- * face-down initial deal passes through the public quarry, and the "pair"
- * event says who took it.  Until the card is seen leaving (pyramid,
- * obelisk, discard), it is in that seat's hand or tomb.  determinize keeps
- * those cards with their holder and deals only the never-seen cards at
- * random, so its states agree with everything the seat has seen. */
+ * What a seat can know about another seat's hidden cards: every card but
+ * the face-down initial deal passes through the public quarry, and the
+ * "pair" event says who took it; pyramid, obelisk and discard events show
+ * cards leaving that hand; a tomb event says one card of the hand went face
+ * down, not which.  So the view keeps each seat's public history, and
+ * determinize replays it: at each tomb event it sends face down one of the
+ * cards then in hand that is never seen leaving the hand later (the card
+ * that went down cannot come back).  The initial card is known once it is
+ * seen leaving; until then it is drawn from the never-seen cards.  Samples
+ * thus agree with everything the seat has seen, also about which cards are
+ * in a hand and which in a tomb. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "maat/msg.h"
 #include "pyramids_internal.h"
 
+/* One public step of a seat's private cards. */
+enum { STEP_TAKE, STEP_LEAVE, STEP_TOMB };
+typedef struct step {
+    uint8_t kind, card, card2;
+} step;
+
+#define MAX_STEPS 96 /* per seat: 10 rounds x (take, 3 builds, 2 discards) */
+
 struct maat_view {
     const maat_setup *setup;
     int seat, seats;
     int has_observation;
     maat_pyr_state obs; /* the latest observation, unknown cards = 255 */
-    /* held[j][c]: card c was taken publicly by seat j and not seen since */
-    uint8_t held[MAAT_PYR_MAX_SEATS][MAAT_PYR_CARDS];
+    step steps[MAAT_PYR_MAX_SEATS][MAX_STEPS];
+    int n_steps[MAAT_PYR_MAX_SEATS];
+    int overflow;
 };
 
 /* ---- decoding ------------------------------------------------------- */
@@ -277,11 +291,17 @@ void pyr_view_destroy(maat_view **v)
     }
 }
 
-static void forget(maat_view *v, int64_t card)
+static void add_step(maat_view *v, int64_t seat, int kind, int64_t card,
+                     int64_t card2)
 {
-    if (card >= 0 && card < MAAT_PYR_CARDS)
-        for (int j = 0; j < MAAT_PYR_MAX_SEATS; j++)
-            v->held[j][card] = 0;
+    if (seat < 0 || seat >= v->seats || seat == v->seat)
+        return;
+    if (v->n_steps[seat] == MAX_STEPS) {
+        v->overflow = 1;
+        return;
+    }
+    step st = {(uint8_t)kind, (uint8_t)card, (uint8_t)card2};
+    v->steps[seat][v->n_steps[seat]++] = st;
 }
 
 int pyr_view_update(maat_view *v, const msgpack_object *events,
@@ -298,17 +318,20 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
                                 NULL);
             if (maat_msg_str_eq(kind, "pair") && seat >= 0) {
                 const msgpack_object *c = maat_msg_get(e, "cards");
-                for (uint32_t k = 0; c && c->type == MSGPACK_OBJECT_ARRAY &&
-                                     k < c->via.array.size && k < 2; k++) {
-                    int64_t id;
-                    if (!maat_msg_int(&c->via.array.ptr[k], "cards", 0,
-                                      MAAT_PYR_CARDS - 1, &id, NULL))
-                        v->held[seat][id] = 1;
-                }
-            } else if (maat_msg_str_eq(kind, "pyramid") ||
-                       maat_msg_str_eq(kind, "obelisk") ||
-                       maat_msg_str_eq(kind, "discard")) {
-                forget(v, card);
+                int64_t id[2];
+                if (c && c->type == MSGPACK_OBJECT_ARRAY &&
+                    c->via.array.size == 2 &&
+                    !maat_msg_int(&c->via.array.ptr[0], "cards", 0,
+                                  MAAT_PYR_CARDS - 1, &id[0], NULL) &&
+                    !maat_msg_int(&c->via.array.ptr[1], "cards", 0,
+                                  MAAT_PYR_CARDS - 1, &id[1], NULL))
+                    add_step(v, seat, STEP_TAKE, id[0], id[1]);
+            } else if ((maat_msg_str_eq(kind, "pyramid") ||
+                        maat_msg_str_eq(kind, "obelisk") ||
+                        maat_msg_str_eq(kind, "discard")) && card >= 0) {
+                add_step(v, seat, STEP_LEAVE, card, 0);
+            } else if (maat_msg_str_eq(kind, "tomb")) {
+                add_step(v, seat, STEP_TOMB, 0, 0);
             }
         }
     }
@@ -325,11 +348,57 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
     return MAAT_OK;
 }
 
-/* Take the first `n` of pool[*at..] (already shuffled). */
-static void deal_from(uint8_t *dst, int n, const uint8_t *pool, int *at)
+#define UNSEEN 255 /* the seat's face-down initial card, not yet seen */
+
+/* Replay seat j's public history: fill hand[] and tomb[] with card ids,
+ * UNSEEN for the initial card while it has not been seen.  Returns -1 if
+ * the history contradicts itself (a message was lost or forged). */
+static int replay(const maat_view *v, int j, maat_rng *rng, uint8_t *hand,
+                  int *hn, uint8_t *tomb, int *tn)
 {
+    const step *h = v->steps[j];
+    int n = v->n_steps[j];
+    uint8_t taken[MAAT_PYR_CARDS] = {0};
+    int initial = UNSEEN;
     for (int i = 0; i < n; i++)
-        dst[i] = pool[(*at)++];
+        if (h[i].kind == STEP_TAKE)
+            taken[h[i].card] = taken[h[i].card2] = 1;
+    for (int i = 0; i < n; i++) /* a card leaving that was never taken */
+        if (h[i].kind == STEP_LEAVE && !taken[h[i].card])
+            initial = h[i].card;
+    *hn = *tn = 0;
+    hand[(*hn)++] = (uint8_t)initial;
+    for (int i = 0; i < n; i++) {
+        if (h[i].kind == STEP_TAKE) {
+            if (*hn > 1)
+                return -1;
+            hand[(*hn)++] = h[i].card;
+            hand[(*hn)++] = h[i].card2;
+        } else if (h[i].kind == STEP_LEAVE) {
+            int k = 0;
+            while (k < *hn && hand[k] != h[i].card)
+                k++;
+            if (k == *hn)
+                return -1;
+            hand[k] = hand[--*hn];
+        } else {
+            /* candidates: in hand now and never seen leaving later */
+            int cand[3], nc = 0;
+            for (int k = 0; k < *hn; k++) {
+                int later = 0;
+                for (int m = i + 1; m < n && !later; m++)
+                    later = h[m].kind == STEP_LEAVE && h[m].card == hand[k];
+                if (!later)
+                    cand[nc++] = k;
+            }
+            if (nc == 0 || *tn >= MAAT_PYR_ROUNDS)
+                return -1;
+            int k = cand[maat_rng_below(rng, (uint64_t)nc)];
+            tomb[(*tn)++] = hand[k];
+            hand[k] = hand[--*hn];
+        }
+    }
+    return 0;
 }
 
 maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
@@ -369,35 +438,49 @@ maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
             if (st->quarry[i][k] >= 0)
                 seen[st->quarry[i][k]] = 1;
 
-    /* cards known to be with a seat; the never-seen rest is the pool */
-    uint8_t pool[MAAT_PYR_CARDS], mine[MAAT_PYR_MAX_SEATS][13];
-    int n_pool = 0, n_mine[MAAT_PYR_MAX_SEATS] = {0};
-    for (int c = 0; c < MAAT_PYR_CARDS; c++) {
-        if (seen[c])
-            continue;
-        int holder = -1;
-        for (int j = 0; j < st->seats && holder < 0; j++)
-            if (j != v->seat && v->held[j][c] &&
-                n_mine[j] < st->seat[j].hand_n + st->seat[j].tomb_n)
-                holder = j;
-        if (holder >= 0)
-            mine[holder][n_mine[holder]++] = (uint8_t)c;
-        else
-            pool[n_pool++] = (uint8_t)c;
-    }
-    maat_rng_shuffle_u8(rng, pool, n_pool);
-    int at = 0;
+    /* other seats: their public histories, replayed */
+    uint8_t hand[MAAT_PYR_MAX_SEATS][13], tomb[MAAT_PYR_MAX_SEATS][13];
+    int hn[MAAT_PYR_MAX_SEATS] = {0}, tn[MAAT_PYR_MAX_SEATS] = {0};
     for (int j = 0; j < st->seats; j++) {
-        maat_pyr_seat *s = &st->seat[j];
         if (j == v->seat || st->phase == MAAT_PYR_OVER)
             continue;
-        int slots = s->hand_n + s->tomb_n;
-        if (n_pool - at < slots - n_mine[j])
-            goto inconsistent;
-        deal_from(mine[j] + n_mine[j], slots - n_mine[j], pool, &at);
-        maat_rng_shuffle_u8(rng, mine[j], slots);
-        memcpy(s->tomb, mine[j], s->tomb_n);
-        memcpy(s->hand, mine[j] + s->tomb_n, s->hand_n);
+        if (v->overflow ||
+            replay(v, j, rng, hand[j], &hn[j], tomb[j], &tn[j]) != 0 ||
+            hn[j] != st->seat[j].hand_n || tn[j] != st->seat[j].tomb_n) {
+            /* a history with gaps (the view was not fed every message):
+             * fall back to what the observation alone says */
+            hn[j] = st->seat[j].hand_n;
+            tn[j] = st->seat[j].tomb_n;
+            memset(hand[j], UNSEEN, sizeof hand[j]);
+            memset(tomb[j], UNSEEN, sizeof tomb[j]);
+        }
+        for (int k = 0; k < hn[j]; k++)
+            if (hand[j][k] != UNSEEN)
+                seen[hand[j][k]] = 1;
+        for (int k = 0; k < tn[j]; k++)
+            if (tomb[j][k] != UNSEEN)
+                seen[tomb[j][k]] = 1;
+    }
+    /* the never-seen cards: the initial cards still hidden, and the deck */
+    uint8_t pool[MAAT_PYR_CARDS];
+    int n_pool = 0, at = 0;
+    for (int c = 0; c < MAAT_PYR_CARDS; c++)
+        if (!seen[c])
+            pool[n_pool++] = (uint8_t)c;
+    maat_rng_shuffle_u8(rng, pool, n_pool);
+    for (int j = 0; j < st->seats; j++) {
+        if (j == v->seat || st->phase == MAAT_PYR_OVER)
+            continue;
+        for (int k = 0; k < hn[j] + tn[j]; k++) {
+            uint8_t *c = k < hn[j] ? &hand[j][k] : &tomb[j][k - hn[j]];
+            if (*c == UNSEEN) {
+                if (at == n_pool)
+                    goto inconsistent;
+                *c = pool[at++];
+            }
+        }
+        memcpy(st->seat[j].hand, hand[j], (size_t)hn[j]);
+        memcpy(st->seat[j].tomb, tomb[j], (size_t)tn[j]);
     }
     /* the deck: what is left, behind everything already dealt */
     int deck_size = MAAT_PYR_CARDS - st->deck_pos;
@@ -415,8 +498,8 @@ maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
     return g;
 inconsistent:
     free(g);
-    maat_error_set(err, MAAT_EDECODE, "the observation's hand, tomb and deck "
-                   "sizes do not add up to the unseen cards");
+    maat_error_set(err, MAAT_EDECODE, "the events seen and the observation "
+                   "disagree (hand, tomb and deck sizes do not add up)");
     return NULL;
 }
 
