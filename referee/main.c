@@ -14,6 +14,7 @@
 
 #include "maat/game.h"
 #include "maat/protocol.h"
+#include <zmq.h>
 #include "match.h"
 #include "record.h"
 
@@ -42,6 +43,10 @@ static void usage(FILE *f)
 "  --remote NAME=TOKEN    a seat for a bot that connects itself with TOKEN\n"
 "  --endpoint EP          bind EP, e.g. tcp://0.0.0.0:5555 (default: a\n"
 "                         private ipc:// socket)\n"
+"  --curve-key FILE       encrypt with CURVE using the referee key pair in\n"
+"                         FILE (from --keygen); only known keys get in\n"
+"  --allow-key NAME=KEY   the CURVE public key of remote bot NAME\n"
+"  --keygen               print a new CURVE key pair and exit\n"
 "Clocks (milliseconds):\n"
 "  --time MS              per decision (1000)\n"
 "  --first-time MS        a bot's first decision of the match (5000)\n"
@@ -78,7 +83,49 @@ typedef struct cli {
     char *owned[MAX_CONFIG_ARGS * 2]; /* strings we allocated */
     int n_owned;
     char bot_names[MAAT_MAX_SEATS][64];
+    char curve_public[41], curve_secret[41];
+    struct {
+        char name[64];
+        const char *key;
+    } allowed[MAAT_MAX_SEATS];
+    int n_allowed;
 } cli;
+
+/* A key file: lines "public Z85" and "secret Z85" (# comments). */
+static int read_key_file(cli *k, const char *path)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "maat-referee: %s: %s\n", path, strerror(errno));
+        return 2;
+    }
+    char line[256], word[16], key[64];
+    int lineno = 0;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        if (line[0] == '#' || sscanf(line, "%15s %63s", word, key) < 1)
+            continue;
+        char *dst = !strcmp(word, "public") ? k->curve_public
+                    : !strcmp(word, "secret") ? k->curve_secret : NULL;
+        if (!dst || strlen(key) != 40) {
+            fprintf(stderr, "maat-referee: %s:%d: expected 'public KEY' or "
+                            "'secret KEY' with a 40-character Z85 key\n",
+                    path, lineno);
+            fclose(f);
+            return 2;
+        }
+        memcpy(dst, key, 41);
+    }
+    fclose(f);
+    if (!k->curve_public[0] || !k->curve_secret[0]) {
+        fprintf(stderr, "maat-referee: %s: needs both a public and a secret "
+                        "line (make one with --keygen)\n", path);
+        return 2;
+    }
+    k->c.curve_public = k->curve_public;
+    k->c.curve_secret = k->curve_secret;
+    return 0;
+}
 
 static int bad(const char *fmt, const char *a, const char *b)
 {
@@ -205,6 +252,16 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
         } else if (!strcmp(a, "--verbose")) {
             c->verbose = 1;
             continue;
+        } else if (!strcmp(a, "--keygen")) {
+            char pub[41], sec[41];
+            if (zmq_curve_keypair(pub, sec) != 0) {
+                fprintf(stderr, "maat-referee: this libzmq has no CURVE\n");
+                exit(1);
+            }
+            printf("# maat CURVE key pair: give the public line to others, "
+                   "keep the secret line secret\npublic %s\nsecret %s\n",
+                   pub, sec);
+            exit(0);
         }
         if (!v || strncmp(a, "--", 2) != 0)
             return bad("unknown option or missing value: '%s'%s", a, "");
@@ -252,6 +309,16 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
             c->n_bots++;
         } else if (!strcmp(a, "--endpoint")) {
             c->endpoint = v;
+        } else if (!strcmp(a, "--curve-key")) {
+            rc = read_key_file(k, v);
+        } else if (!strcmp(a, "--allow-key")) {
+            const char *rest;
+            if (k->n_allowed == MAAT_MAX_SEATS)
+                return bad("at most %s --allow-key%s", "8", "");
+            rc = split_named(a, v, k->allowed[k->n_allowed].name,
+                             sizeof k->allowed[0].name, &rest);
+            if (!rc)
+                k->allowed[k->n_allowed++].key = rest;
         } else if (!strcmp(a, "--time")) {
             rc = parse_num(a, v, 1, 86400000, &n);
             c->clock.decision_ms = n;
@@ -365,6 +432,20 @@ int main(int argc, char **argv)
     maat_match_config_init(&k.c);
     k.c.rules = maat_rules_find("pyramids");
     int rc = parse_args(&k, argc, argv, 0);
+    for (int i = 0; !rc && i < k.n_allowed; i++) {
+        int found = 0;
+        for (int b = 0; b < k.c.n_bots; b++)
+            if (!strcmp(k.c.bots[b].name, k.allowed[i].name) &&
+                !k.c.bots[b].command) {
+                k.c.bots[b].curve_key = k.allowed[i].key;
+                found = 1;
+            }
+        if (!found)
+            rc = bad("--allow-key %s: no --remote bot has that name%s",
+                     k.allowed[i].name, "");
+    }
+    if (!rc && k.n_allowed && !k.c.curve_secret)
+        rc = bad("--allow-key needs --curve-key%s%s", "", "");
     if (!rc && k.verify) {
         maat_error err = {0};
         int n = maat_record_verify(k.verify, k.deck, stdout, &err);

@@ -334,6 +334,12 @@ static void on_hello(match *m, const maat_inbound *in, const msgpack_object *o)
         rbot *b = &m->bot[i];
         if (!tok || !maat_msg_str_eq(tok, b->token))
             continue;
+        if (m->c->curve_secret && strcmp(in->user, b->spec->name) != 0) {
+            say(m, "refused a hello with the token of %s from a connection "
+                "authenticated as '%s'", b->spec->name, in->user);
+            send_reject(m, in, "token and key belong to different seats");
+            return;
+        }
         if (b->connected || b->dead) {
             say(m, "refused a hello with the token of %s: %s",
                 b->spec->name, b->connected ? "already in use"
@@ -466,15 +472,23 @@ static void check_processes(match *m)
     }
 }
 
+static void on_refused_key(void *ctx, const char *why)
+{
+    say((const match *)ctx, "%s", why);
+}
+
 /* Wait for input until deadline_ns (or until `until` says stop).  Returns
  * when the deadline passes, input was handled, or we were interrupted. */
 static void wait_input(match *m, int64_t deadline_ns)
 {
-    zmq_pollitem_t items[2 + MAAT_MAX_SEATS];
+    zmq_pollitem_t items[3 + MAAT_MAX_SEATS];
     int n = 0;
     items[n++] = (zmq_pollitem_t){maat_transport_socket(m->tr), 0,
                                   ZMQ_POLLIN, 0};
     items[n++] = (zmq_pollitem_t){NULL, m->sigfd, ZMQ_POLLIN, 0};
+    void *zap = maat_transport_zap_socket(m->tr);
+    if (zap)
+        items[n++] = (zmq_pollitem_t){zap, 0, ZMQ_POLLIN, 0};
     for (int i = 0; i < m->n; i++)
         if (m->bot[i].proc && maat_proc_output_fd(m->bot[i].proc) >= 0)
             items[n++] = (zmq_pollitem_t){NULL,
@@ -496,6 +510,8 @@ static void wait_input(match *m, int64_t deadline_ns)
                 m->interrupted = 1;
             }
     }
+    if (zap)
+        maat_transport_handle_zap(m->tr, on_refused_key, m);
     maat_inbound in;
     for (int k = 0; k < 10000 && maat_transport_recv(m->tr, &in); k++) {
         on_inbound(m, &in);
@@ -518,17 +534,41 @@ static int start_bots(match *m, maat_error *err)
         else
             random_token(b->token, 32);
         if (!b->spec->command) {
+            if (c->curve_secret &&
+                maat_transport_allow(m->tr, b->spec->name, b->spec->curve_key
+                                     ? b->spec->curve_key : "", err))
+                return maat_error_set(err, MAAT_EINVAL, "remote bot %s needs "
+                                      "its CURVE public key (--allow-key "
+                                      "%s=KEY): %s", b->spec->name,
+                                      b->spec->name, err->msg);
             say(m, "waiting for remote bot %s at %s", b->spec->name,
                 maat_transport_endpoint(m->tr));
             continue;
         }
+        /* with CURVE, a fresh key pair per spawned bot */
+        char pub[41] = "", sec[41] = "", env_sk[80], env_pk[80], env_ss[80];
+        if (c->curve_secret) {
+            if (zmq_curve_keypair(pub, sec) != 0 ||
+                maat_transport_allow(m->tr, b->spec->name, pub, err))
+                return maat_error_set(err, MAAT_EIO, "cannot make a CURVE "
+                                      "key pair for %s", b->spec->name);
+        }
+        snprintf(env_sk, sizeof env_sk, "MAAT_CURVE_SERVERKEY=%s",
+                 c->curve_public ? c->curve_public : "");
+        snprintf(env_pk, sizeof env_pk, "MAAT_CURVE_PUBLICKEY=%s", pub);
+        snprintf(env_ss, sizeof env_ss, "MAAT_CURVE_SECRETKEY=%s", sec);
         char env_ep[600], env_tok[100], env_name[200], log[512];
         snprintf(env_ep, sizeof env_ep, "%s=%s", MAAT_ENV_ENDPOINT,
                  maat_transport_endpoint(m->tr));
         snprintf(env_tok, sizeof env_tok, "%s=%s", MAAT_ENV_TOKEN, b->token);
         snprintf(env_name, sizeof env_name, "%s=%s", MAAT_ENV_NAME,
                  b->spec->name);
-        char *env[] = {env_ep, env_tok, env_name, NULL};
+        char *env[] = {env_ep, env_tok, env_name, NULL, NULL, NULL, NULL};
+        if (c->curve_secret) {
+            env[3] = env_sk;
+            env[4] = env_pk;
+            env[5] = env_ss;
+        }
         /* A simple command is exec'd by the shell, so the process we watch
          * (and time) is the bot itself, not a waiting /bin/sh. */
         char cmd[4200];
@@ -944,7 +984,7 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
     sigprocmask(SIG_BLOCK, &mask, &m->oldmask);
     m->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     signal(SIGPIPE, SIG_IGN);
-    m->tr = maat_transport_new(c->endpoint, err);
+    m->tr = maat_transport_new(c->endpoint, c->curve_secret, err);
     if (!m->tr) {
         rc = err->code;
         goto out;

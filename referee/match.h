@@ -44,6 +44,7 @@ typedef struct maat_bot_spec {
     const char *name;
     const char *command; /* spawned with /bin/sh -c; NULL = remote */
     const char *token;   /* remote bots: the token it must present */
+    const char *curve_key; /* remote bots with CURVE: its Z85 public key */
 } maat_bot_spec;
 
 typedef struct maat_match_config {
@@ -56,6 +57,10 @@ typedef struct maat_match_config {
     maat_bot_spec bots[MAAT_MAX_SEATS];
     int n_bots;
     const char *endpoint; /* NULL: a private ipc:// socket */
+    /* CURVE: the referee's Z85 key pair (NULL: no encryption).  Remote
+     * bots must then connect with the key in their spec; spawned bots get
+     * a fresh key pair each in their environment. */
+    const char *curve_public, *curve_secret;
     maat_clock_config clock;
     maat_fault_policy policy;
     maat_proc_limits limits;

@@ -9,11 +9,19 @@
 #include "maat/protocol.h"
 #include "transport.h"
 
+#define MAX_KEYS 64
+
 struct maat_transport {
     void *ctx, *sock;
+    void *zap; /* REP socket answering ZeroMQ's authentication requests */
     char endpoint[512];
     char ipc_dir[256]; /* our temporary directory, removed at the end */
     char ipc_path[300];
+    struct {
+        char name[64];
+        uint8_t key[32];
+    } allowed[MAX_KEYS];
+    int n_allowed;
 };
 
 static void set_int(void *s, int opt, int v)
@@ -21,7 +29,8 @@ static void set_int(void *s, int opt, int v)
     zmq_setsockopt(s, opt, &v, sizeof v);
 }
 
-maat_transport *maat_transport_new(const char *endpoint, maat_error *err)
+maat_transport *maat_transport_new(const char *endpoint,
+                                   const char *curve_secret, maat_error *err)
 {
     maat_transport *t = calloc(1, sizeof *t);
     if (!t) {
@@ -43,6 +52,25 @@ maat_transport *maat_transport_new(const char *endpoint, maat_error *err)
     }
     t->ctx = zmq_ctx_new();
     t->sock = zmq_socket(t->ctx, ZMQ_ROUTER);
+    if (curve_secret) {
+        /* Without a ZAP handler CURVE accepts every client key: bind ours
+         * first, on the address libzmq asks. */
+        t->zap = zmq_socket(t->ctx, ZMQ_REP);
+        set_int(t->zap, ZMQ_LINGER, 0);
+        int one = 1;
+        if (!zmq_has("curve") ||
+            zmq_bind(t->zap, "inproc://zeromq.zap.01") != 0 ||
+            zmq_setsockopt(t->sock, ZMQ_CURVE_SERVER, &one, sizeof one) ||
+            zmq_setsockopt(t->sock, ZMQ_CURVE_SECRETKEY, curve_secret,
+                           strlen(curve_secret)) ||
+            zmq_setsockopt(t->sock, ZMQ_ZAP_DOMAIN, "maat", 4)) {
+            maat_error_set(err, MAAT_EINVAL, "cannot enable CURVE (is the "
+                           "secret key 40 characters of Z85?): %s",
+                           zmq_strerror(zmq_errno()));
+            maat_transport_destroy(&t);
+            return NULL;
+        }
+    }
     int64_t max = MAAT_MAX_BOT_MESSAGE;
     zmq_setsockopt(t->sock, ZMQ_MAXMSGSIZE, &max, sizeof max);
     set_int(t->sock, ZMQ_ROUTER_MANDATORY, 1);
@@ -68,6 +96,8 @@ void maat_transport_destroy(maat_transport **tp)
         return;
     if (t->sock)
         zmq_close(t->sock);
+    if (t->zap)
+        zmq_close(t->zap);
     if (t->ctx)
         zmq_ctx_term(t->ctx);
     if (t->ipc_path[0])
@@ -110,6 +140,7 @@ int maat_transport_recv(maat_transport *t, maat_inbound *in)
         in->rid_len = sizeof in->rid;
     memcpy(in->rid, zmq_msg_data(&part), in->rid_len);
     in->frames = 1;
+    in->user[0] = 0;
     zmq_msg_init(&in->payload);
     int more = zmq_msg_more(&part);
     zmq_msg_close(&part);
@@ -124,8 +155,11 @@ int maat_transport_recv(maat_transport *t, maat_inbound *in)
         }
         in->frames++;
         more = zmq_msg_more(&extra);
-        if (in->frames == 2)
+        if (in->frames == 2) {
+            const char *user = zmq_msg_gets(&extra, "User-Id");
+            snprintf(in->user, sizeof in->user, "%s", user ? user : "");
             zmq_msg_move(&in->payload, &extra);
+        }
         zmq_msg_close(&extra);
     }
     return 1;
@@ -134,4 +168,88 @@ int maat_transport_recv(maat_transport *t, maat_inbound *in)
 void maat_inbound_close(maat_inbound *in)
 {
     zmq_msg_close(&in->payload);
+}
+
+int maat_transport_allow(maat_transport *t, const char *name,
+                         const char *z85_public, maat_error *err)
+{
+    if (t->n_allowed == MAX_KEYS)
+        return maat_error_set(err, MAAT_EINVAL, "more than %d CURVE keys",
+                              MAX_KEYS);
+    if (strlen(z85_public) != 40 ||
+        !zmq_z85_decode(t->allowed[t->n_allowed].key, z85_public))
+        return maat_error_set(err, MAAT_EINVAL, "the CURVE key for %s is not "
+                              "40 characters of Z85", name);
+    snprintf(t->allowed[t->n_allowed].name, sizeof t->allowed[0].name, "%s",
+             name);
+    t->n_allowed++;
+    return MAAT_OK;
+}
+
+void *maat_transport_zap_socket(maat_transport *t)
+{
+    return t->zap;
+}
+
+/* One ZAP request (RFC 27): version, request id, domain, address,
+ * identity, mechanism, credentials; we answer version, request id, status
+ * code, status text, user id, metadata. */
+void maat_transport_handle_zap(maat_transport *t,
+                               void (*refused)(void *ctx, const char *why),
+                               void *ctx)
+{
+    for (;;) {
+        zmq_msg_t part[8];
+        int n = 0, more = 1;
+        while (more && n < 8) {
+            zmq_msg_init(&part[n]);
+            if (zmq_msg_recv(&part[n], t->zap, n ? 0 : ZMQ_DONTWAIT) < 0) {
+                zmq_msg_close(&part[n]);
+                break;
+            }
+            more = zmq_msg_more(&part[n]);
+            n++;
+        }
+        if (n == 0)
+            return;
+        while (more) { /* more frames than ZAP has: drain them */
+            zmq_msg_t extra;
+            zmq_msg_init(&extra);
+            if (zmq_msg_recv(&extra, t->zap, 0) < 0)
+                more = 0;
+            else
+                more = zmq_msg_more(&extra);
+            zmq_msg_close(&extra);
+        }
+        const char *user = NULL;
+        char why[160] = "malformed authentication request";
+        if (n >= 7 && zmq_msg_size(&part[5]) == 5 &&
+            !memcmp(zmq_msg_data(&part[5]), "CURVE", 5) &&
+            zmq_msg_size(&part[6]) == 32) {
+            for (int i = 0; i < t->n_allowed && !user; i++)
+                if (!memcmp(t->allowed[i].key, zmq_msg_data(&part[6]), 32))
+                    user = t->allowed[i].name;
+            if (!user) {
+                char z85[41];
+                zmq_z85_encode(z85, zmq_msg_data(&part[6]), 32);
+                snprintf(why, sizeof why, "refused an unknown CURVE key %s",
+                         z85);
+            }
+        }
+        const char *code = user ? "200" : "400";
+        const void *reqid = n > 1 ? zmq_msg_data(&part[1]) : "";
+        size_t reqid_len = n > 1 ? zmq_msg_size(&part[1]) : 0;
+        zmq_send(t->zap, "1.0", 3, ZMQ_SNDMORE);
+        zmq_send(t->zap, reqid, reqid_len, ZMQ_SNDMORE);
+        zmq_send(t->zap, code, 3, ZMQ_SNDMORE);
+        zmq_send(t->zap, user ? "OK" : "unknown key", user ? 2 : 11,
+                 ZMQ_SNDMORE);
+        zmq_send(t->zap, user ? user : "", user ? strlen(user) : 0,
+                 ZMQ_SNDMORE);
+        zmq_send(t->zap, "", 0, 0);
+        for (int i = 0; i < n; i++)
+            zmq_msg_close(&part[i]);
+        if (!user && refused)
+            refused(ctx, why);
+    }
 }

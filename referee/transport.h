@@ -25,11 +25,29 @@ typedef struct maat_inbound {
     size_t rid_len;
     zmq_msg_t payload;
     int frames;
+    char user[64]; /* with CURVE: the entrant whose key authenticated it */
 } maat_inbound;
 
 /* Bind `endpoint` (tcp://host:port, ipc://path); NULL binds a fresh
- * ipc:// socket in a private temporary directory (mode 0700). */
-maat_transport *maat_transport_new(const char *endpoint, maat_error *err);
+ * ipc:// socket in a private temporary directory (mode 0700).
+ * With `curve_secret` (a Z85 secret key, 40 characters) the socket is a
+ * CURVE server: traffic is encrypted and every client key is checked by
+ * our ZAP handler against the keys given to maat_transport_allow; an
+ * unknown key is refused during the handshake.  Without it, no
+ * encryption (fine for ipc:// on one machine). */
+maat_transport *maat_transport_new(const char *endpoint,
+                                   const char *curve_secret, maat_error *err);
+
+/* Accept the CURVE public key `z85_public` (40 characters) as entrant
+ * `name`.  MAAT_EINVAL if the key is not valid Z85. */
+int maat_transport_allow(maat_transport *t, const char *name,
+                         const char *z85_public, maat_error *err);
+/* The ZAP socket to poll (NULL without CURVE), and handling of what
+ * arrived on it: each refused key is reported through `refused`. */
+void *maat_transport_zap_socket(maat_transport *t);
+void maat_transport_handle_zap(maat_transport *t,
+                               void (*refused)(void *ctx, const char *why),
+                               void *ctx);
 void maat_transport_destroy(maat_transport **t);
 
 /* The bound endpoint as bots should connect to it. */

@@ -555,6 +555,14 @@ rc, out, err = ladder("compare", "--candidate", GREEDY, "--baseline", RANDOM,
                       timeout=300)
 check(rc in (0, 2) and "candidate and baseline on the same deals" in out,
       f"compare with a field runs ({rc})")
+# more than 2 seats without --field: either play it or refuse it up front,
+# naming --field -- not a failed referee run
+rc, out, err = ladder("compare", "--candidate", GREEDY, "--baseline", RANDOM,
+                      "--seats", "3", "--max-blocks", "2", timeout=300)
+check(rc in (0, 1, 2) or (rc == 3 and "--field" in err),
+      f"compare --seats 3 without --field: a verdict or a usage error naming "
+      f"--field ({rc}: {err.strip()[-200:]})")
+
 # compare --ladder FILE on a file that already holds an earlier compare's
 # games: the verdict must come from this run's games.
 cl = os.path.join(work, "cmp.jsonl")

@@ -534,17 +534,15 @@ static void test_cascade_short(void)
         /* (2,0,1) will show 2 faces: -y outside, -z (2,0,0) empty, -x
          * (1,0,1) full.  Its line along x: (1,0,1), then (0,0,1) when
          * len == 2 (empty when len == 1). */
+        put(st, P(2, 0, 1), CRANE(BLUE, 0));
+        put(st, P(1, 0, 1), EYE(PURPLE));
+        put(st, P(0, 0, 1), ANKH(GREEN, 3));
+        put(st, P(1, 1, 1), EYE(ORANGE)); /* hidden inside */
         st->cube[P(0, 0, 0)] = -1;
         st->cube[P(1, 0, 0)] = -1;
         st->cube[P(2, 0, 0)] = -1;
         if (len == 1)
             st->cube[P(0, 0, 1)] = -1;
-        put(st, P(2, 0, 1), CRANE(BLUE, 0));
-        put(st, P(1, 0, 1), EYE(PURPLE));
-        put(st, P(0, 0, 1), ANKH(GREEN, 3)); /* no-op when empty... */
-        if (len == 1)
-            st->cube[P(0, 0, 1)] = -1;
-        put(st, P(1, 1, 1), EYE(ORANGE)); /* hidden inside */
         maat_pmx_refresh(st);
         CHECK(rests_ok(st), "cascade %d: position does not rest", len);
         CHECK(maat_pmx_visible_faces(st, P(2, 0, 1)) == 2,
@@ -694,10 +692,8 @@ static void test_cascade_five(void)
           err.msg);
     if (ev.count >= 1)
         check_remove_event(g, &ev.items[0], 1, 1, 0, 0, c100, -1);
-    /* (0,1,0)'s cover is along... none: it shows 3 faces too.  (1,1,0) now
-     * shows 2 faces (-x (0,1,0) full): removing it slides (0,1,0) along x */
-    CHECK(maat_pmx_visible_faces(st, P(1, 1, 0)) == 2, "(1,1,0) shows %d",
-          maat_pmx_visible_faces(st, P(1, 1, 0)));
+    /* (1,1,0) now shows 2 faces (-y (1,0,0) empty, -z outside, -x
+     * (0,1,0) full): removing it slides (0,1,0) along x */
     int c010 = st->cube[P(0, 1, 0)];
     maat_events_clear(&ev);
     int c110 = st->cube[P(1, 1, 0)];
@@ -896,10 +892,13 @@ static void test_cobra(void)
     refused(g, 1, 0, 1, "visible cobra"); /* +y */
     /* the cobra itself shows 1 face: not removable either */
     refused(g, 1, 1, 1, "fewer than 2 faces");
-    /* a cube in the same layer sharing only an edge is not blocked:
-     * (2,0,1) (layer 3, differs from (1,1,1) in two axes) shows -z empty
-     * ((2,0,0)? full) -- check against removable() on the flat-side rule:
-     * cubes that differ from the cobra in exactly one axis by 1 */
+    /* every other cube with 2-3 faces is removable exactly when it does
+     * not touch the cobra on a flat side (differs from (1,1,1) by 1 in
+     * exactly one axis) and the tray rule allows it: cubes sharing only an
+     * edge with the cobra, like (2,1,0) and (1,2,0), are not blocked */
+    CHECK(maat_pmx_removable(st, P(2, 1, 0)) &&
+              maat_pmx_removable(st, P(1, 2, 0)),
+          "c2: cubes sharing an edge with the cobra are blocked");
     for (int p = 0; p < MAAT_PMX_PLACES; p++) {
         if (st->cube[p] < 0 || maat_pmx_visible_faces(st, p) < 2 ||
             p == P(1, 1, 1))
@@ -998,7 +997,7 @@ static void test_end(void)
         return;
     maat_pmx_state *st = maat_pmx_state_mut(g);
     bottom_only(st);
-    add(st, P(0, 2, 3));
+    add(st, P(0, 2, 2));
     maat_pmx_refresh(st);
     CHECK(!st->over && R->decision(g).seat == 0, "22 cubes: over");
     R->destroy(&g);
@@ -1203,25 +1202,16 @@ static void test_scoring(void)
      *    full pyramid clears the 6 places 1 axis away and the 12 places 2
      *    axes away (each by 1), never the 3-axis diagonals */
     {
+        /* a full pyramid but for the other three cobras' places (none of
+         * them near (1,1,1)); the plain cube of (1,1,1) moves to (1,2,2) */
         full(st);
-        put(st, P(1, 1, 1), COBRA(0));
-        maat_pmx_refresh(st);
+        int old = st->cube[P(1, 1, 1)];
+        st->cube[P(1, 1, 1)] = COBRA(0);
+        st->cube[P(1, 2, 2)] = (int8_t)old;
+        st->cube[P(1, 1, 3)] = -1;
+        st->cube[P(1, 3, 1)] = -1;
+        st->cube[P(3, 1, 1)] = -1;
         uint8_t cleared[MAAT_PMX_PLACES];
-        maat_pmx_cobra_cleared(st, cleared);
-        /* the other three cobras of the full layout are at (1,1,3),
-         * (1,3,1), (3,1,1) ... and cobra 0's old place (1,2,2) got the
-         * old (1,1,1) cube: move the rest out of the way (collect them) */
-        for (int k = 1; k < 4; k++)
-            for (int p = 0; p < MAAT_PMX_PLACES; p++)
-                if (st->cube[p] == COBRA(k)) {
-                    st->cube[p] = (int8_t)ANKH(k, 0) == st->cube[p]
-                                      ? st->cube[p]
-                                      : -1;
-                }
-        /* refill the emptied places with plain cubes not on the board */
-        for (int p = 0; p < MAAT_PMX_PLACES; p++)
-            if (st->cube[p] < 0)
-                st->cube[p] = (int8_t)free_id(st);
         maat_pmx_cobra_cleared(st, cleared);
         static const int one[6][3] = {{0, 1, 1}, {2, 1, 1}, {1, 0, 1},
                                       {1, 2, 1}, {1, 1, 0}, {1, 1, 2}};

@@ -249,6 +249,22 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
     zmq_setsockopt(b.sock, ZMQ_HEARTBEAT_TIMEOUT, &hb_timeout,
                    sizeof hb_timeout);
     int rc = 1;
+    const char *server = getenv(MAAT_ENV_CURVE_SERVERKEY);
+    if (server && *server) {
+        const char *pub = getenv(MAAT_ENV_CURVE_PUBLICKEY);
+        const char *sec = getenv(MAAT_ENV_CURVE_SECRETKEY);
+        if (!pub || !sec || strlen(server) != 40 || strlen(pub) != 40 ||
+            strlen(sec) != 40 ||
+            zmq_setsockopt(b.sock, ZMQ_CURVE_SERVERKEY, server, 40) ||
+            zmq_setsockopt(b.sock, ZMQ_CURVE_PUBLICKEY, pub, 40) ||
+            zmq_setsockopt(b.sock, ZMQ_CURVE_SECRETKEY, sec, 40)) {
+            fprintf(stderr, "%s: %s is set, so %s and %s must hold this "
+                            "bot's 40-character Z85 key pair\n", o.name,
+                    MAAT_ENV_CURVE_SERVERKEY, MAAT_ENV_CURVE_PUBLICKEY,
+                    MAAT_ENV_CURVE_SECRETKEY);
+            goto out;
+        }
+    }
     if (zmq_connect(b.sock, o.endpoint) != 0) {
         fprintf(stderr, "%s: cannot connect to %s: %s\n", o.name, o.endpoint,
                 zmq_strerror(zmq_errno()));

@@ -24,6 +24,11 @@
 #define MAAT_ENV_ENDPOINT "MAAT_ENDPOINT" /* e.g. ipc:///tmp/maat-1234/ref */
 #define MAAT_ENV_TOKEN "MAAT_TOKEN"       /* the seat's secret token */
 #define MAAT_ENV_NAME "MAAT_BOT_NAME"     /* the bot's name in this match */
+/* With CURVE (maat-referee --curve-key): the referee's public key and the
+ * bot's own key pair, all Z85.  Empty or unset: no encryption. */
+#define MAAT_ENV_CURVE_SERVERKEY "MAAT_CURVE_SERVERKEY"
+#define MAAT_ENV_CURVE_PUBLICKEY "MAAT_CURVE_PUBLICKEY"
+#define MAAT_ENV_CURVE_SECRETKEY "MAAT_CURVE_SECRETKEY"
 
 /* Longest token (printable ASCII) a seat may have. */
 #define MAAT_MAX_TOKEN 255
