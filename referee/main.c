@@ -59,6 +59,8 @@ static void usage(FILE *f)
 "  --on-malformed P (strikes:3)   --on-crash P     (forfeit)\n"
 "  --on-no-hello P  (forfeit)\n"
 "Processes:\n"
+"  --sandbox              run spawned bots under bubblewrap: read-only\n"
+"                         file system, private /tmp, no network\n"
 "  --log-dir DIR          per-bot stdout/stderr logs (default: discarded)\n"
 "  --log-cap KB           bytes kept per bot log (1024)\n"
 "  --limit-as MB          address space per bot (2048; 0 = none)\n"
@@ -242,6 +244,9 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
             continue;
         } else if (!strcmp(a, "--fixed-seats")) {
             c->fixed_seats = 1;
+            continue;
+        } else if (!strcmp(a, "--sandbox")) {
+            c->sandbox = 1;
             continue;
         } else if (!strcmp(a, "--record-timing")) {
             c->record_timing = 1;
@@ -467,6 +472,20 @@ int main(int argc, char **argv)
             rc = setup_demo(&k, argv[0]);
             if (rc)
                 goto out;
+        }
+        if (k.c.sandbox && system("bwrap --ro-bind / / true >/dev/null 2>&1")) {
+            fprintf(stderr, "maat-referee: --sandbox needs bubblewrap "
+                            "(apt-get install bubblewrap) and user namespaces;"
+                            " 'bwrap --ro-bind / / true' failed here\n");
+            rc = 2;
+            goto out;
+        }
+        if (k.c.sandbox && k.c.endpoint) {
+            fprintf(stderr, "maat-referee: --sandbox needs the default "
+                            "ipc:// endpoint: sandboxed bots have no "
+                            "network\n");
+            rc = 2;
+            goto out;
         }
         if (k.c.log_dir && mkdir(k.c.log_dir, 0755) != 0 && errno != EEXIST) {
             fprintf(stderr, "maat-referee: cannot create log directory %s: "

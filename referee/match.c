@@ -522,6 +522,51 @@ static void wait_input(match *m, int64_t deadline_ns)
 
 /* ---- the match ------------------------------------------------------ */
 
+/* Append s to buf single-quoted for /bin/sh. */
+static void append_quoted(char *buf, size_t len, const char *s)
+{
+    size_t n = strlen(buf);
+    if (n + 2 < len)
+        buf[n++] = '\'';
+    for (; *s && n + 5 < len; s++) {
+        if (*s == '\'') {
+            memcpy(buf + n, "'\\''", 4);
+            n += 4;
+        } else {
+            buf[n++] = *s;
+        }
+    }
+    if (n + 1 < len)
+        buf[n++] = '\'';
+    buf[n] = 0;
+}
+
+/* The command line that runs `cmd` in a bubblewrap sandbox: the whole file
+ * system read-only, a private empty /tmp (the bot's scratch space), no
+ * network and no System V IPC; only the referee's ipc directory is
+ * reachable.  bwrap dies with the referee and kills the bot with it. */
+static int sandbox_command(const match *m, const char *cmd, char *out,
+                           size_t len)
+{
+    char cwd[1024];
+    const char *dir = maat_transport_ipc_dir(m->tr);
+    if (!dir || !getcwd(cwd, sizeof cwd))
+        return -1;
+    snprintf(out, len, "exec bwrap --ro-bind / / --dev /dev --proc /proc "
+             "--tmpfs /tmp --bind ");
+    append_quoted(out, len, dir);
+    strncat(out, " ", len - strlen(out) - 1);
+    append_quoted(out, len, dir);
+    strncat(out, " --unshare-net --unshare-ipc --die-with-parent "
+            "--setenv TMPDIR /tmp --chdir ", len - strlen(out) - 1);
+    append_quoted(out, len, cwd);
+    strncat(out, " /bin/sh -c ", len - strlen(out) - 1);
+    char inner[4200];
+    snprintf(inner, sizeof inner, "exec %s", cmd);
+    append_quoted(out, len, inner);
+    return strlen(out) + 1 < len ? 0 : -1;
+}
+
 static int start_bots(match *m, maat_error *err)
 {
     const maat_match_config *c = m->c;
@@ -571,12 +616,21 @@ static int start_bots(match *m, maat_error *err)
         }
         /* A simple command is exec'd by the shell, so the process we watch
          * (and time) is the bot itself, not a waiting /bin/sh. */
-        char cmd[4200];
+        char cmd[9000];
         int simple = strlen(b->spec->command) < 4000 &&
                      !strpbrk(b->spec->command, ";&|\n()`") &&
                      strncmp(b->spec->command, "exec ", 5) != 0;
         snprintf(cmd, sizeof cmd, "%s%s", simple ? "exec " : "",
                  b->spec->command);
+        char boxed[9000];
+        if (c->sandbox) {
+            if (sandbox_command(m, b->spec->command, boxed, sizeof boxed))
+                return maat_error_set(err, MAAT_EINVAL, "--sandbox needs the "
+                                      "default ipc:// endpoint (sandboxed "
+                                      "bots have no network) and a command "
+                                      "under 4000 bytes");
+            snprintf(cmd, sizeof cmd, "%s", boxed);
+        }
         if (c->log_dir)
             snprintf(log, sizeof log, "%s/%s.log", c->log_dir, b->spec->name);
         b->proc = maat_proc_spawn(cmd, env,

@@ -113,6 +113,11 @@ const char *maat_transport_endpoint(const maat_transport *t)
     return t->endpoint;
 }
 
+const char *maat_transport_ipc_dir(const maat_transport *t)
+{
+    return t->ipc_dir[0] ? t->ipc_dir : NULL;
+}
+
 void *maat_transport_socket(maat_transport *t)
 {
     return t->sock;

@@ -52,6 +52,8 @@ void maat_transport_destroy(maat_transport **t);
 
 /* The bound endpoint as bots should connect to it. */
 const char *maat_transport_endpoint(const maat_transport *t);
+/* The private directory of the default ipc:// socket; NULL otherwise. */
+const char *maat_transport_ipc_dir(const maat_transport *t);
 void *maat_transport_socket(maat_transport *t);
 
 /* Send one payload to a routing id without blocking.  0, or -1 when the

@@ -17,6 +17,12 @@ RANDOM = os.environ["MAAT_RANDOM"]
 GREEDY = os.environ["MAAT_GREEDY"]
 failures = 0
 T0 = time.monotonic()
+# AddressSanitizer builds (scripts/test.sh --sanitize) cannot start a bot
+# under the referee's default --limit-as 2048: lift the limit there.
+with open(RANDOM, "rb") as _f:
+    SAN = b"__asan_init" in _f.read()
+REF_ARGS = ["--limit-as", "0"] if SAN else []
+CMP_ARGS = ["--referee-arg", "--limit-as", "--referee-arg", "0"] if SAN else []
 
 
 def check(cond, what):
@@ -35,6 +41,7 @@ def ladder(*args, timeout=300, env=None, cwd=None):
 def write_config(d, name, **fields):
     conf = {"name": name, "referee": REF}
     conf.update(fields)
+    conf["referee_args"] = conf.get("referee_args", []) + REF_ARGS
     path = os.path.join(d, name + ".json")
     with open(path, "w") as f:
         json.dump(conf, f, indent=2)
@@ -538,26 +545,26 @@ else:
     check(rc == 2, "merge without shards: exit 2")
 
 # ---- compare: the CI verdict -------------------------------------------------
-rc, out, err = ladder("compare", "--candidate", GREEDY, "--baseline", RANDOM,
+rc, out, err = ladder("compare", *CMP_ARGS, "--candidate", GREEDY, "--baseline", RANDOM,
                       "--max-blocks", "60", timeout=300)
 check(rc == 0 and "NOT WORSE" in out, f"compare greedy vs random: exit 0 ({rc}) {err.strip()[-200:]}")
 check("LLR" in out and "bounds [-2.944, 2.944]" in out and "Elo" in out and
       "block scores:" in out and "#" in out,
       "compare prints LLR, bounds, Elo estimate and the block histogram")
-rc, out, err = ladder("compare", "--candidate", RANDOM, "--baseline", GREEDY,
+rc, out, err = ladder("compare", *CMP_ARGS, "--candidate", RANDOM, "--baseline", GREEDY,
                       "--max-blocks", "60", "--quiet", timeout=300)
 check(rc == 1 and "WORSE (H0" in out, f"compare random vs greedy: exit 1 ({rc})")
-rc, out, err = ladder("compare", "--candidate", RANDOM, "--baseline", RANDOM,
+rc, out, err = ladder("compare", *CMP_ARGS, "--candidate", RANDOM, "--baseline", RANDOM,
                       "--max-blocks", "2")
 check(rc == 2 and "inconclusive" in out, f"compare random vs random, 2 blocks: exit 2 ({rc})")
-rc, out, err = ladder("compare", "--candidate", GREEDY, "--baseline", RANDOM,
+rc, out, err = ladder("compare", *CMP_ARGS, "--candidate", GREEDY, "--baseline", RANDOM,
                       "--field", RANDOM, "--seats", "3", "--max-blocks", "4",
                       timeout=300)
 check(rc in (0, 2) and "candidate and baseline on the same deals" in out,
       f"compare with a field runs ({rc})")
 # more than 2 seats without --field: either play it or refuse it up front,
 # naming --field -- not a failed referee run
-rc, out, err = ladder("compare", "--candidate", GREEDY, "--baseline", RANDOM,
+rc, out, err = ladder("compare", *CMP_ARGS, "--candidate", GREEDY, "--baseline", RANDOM,
                       "--seats", "3", "--max-blocks", "2", timeout=300)
 check(rc in (0, 1, 2) or (rc == 3 and "--field" in err),
       f"compare --seats 3 without --field: a verdict or a usage error naming "
@@ -566,10 +573,10 @@ check(rc in (0, 1, 2) or (rc == 3 and "--field" in err),
 # compare --ladder FILE on a file that already holds an earlier compare's
 # games: the verdict must come from this run's games.
 cl = os.path.join(work, "cmp.jsonl")
-ladder("compare", "--candidate", RANDOM, "--baseline", RANDOM, "--max-blocks", "6",
+ladder("compare", *CMP_ARGS, "--candidate", RANDOM, "--baseline", RANDOM, "--max-blocks", "6",
        "--ladder", cl, "--quiet")
 before = len(read_ladder(cl)[0])
-rc, out, err = ladder("compare", "--candidate", GREEDY, "--baseline", RANDOM,
+rc, out, err = ladder("compare", *CMP_ARGS, "--candidate", GREEDY, "--baseline", RANDOM,
                       "--max-blocks", "6", "--ladder", cl, "--quiet")
 fresh = read_ladder(cl)[0][before:]
 blocks_x = {}
@@ -592,7 +599,7 @@ for bad in (["--candidate", RANDOM],
             ["--candidate", RANDOM, "--baseline", RANDOM, "--seats", "9"],
             ["--candidate", RANDOM, "--baseline", RANDOM, "--alpha", "0.7"],
             ["--candidate", RANDOM, "--baseline", RANDOM, "--max-blocks"]):
-    rc, out, err = ladder("compare", *bad)
+    rc, out, err = ladder("compare", *CMP_ARGS, *bad)
     check(rc == 3, f"compare {' '.join(b for b in bad if not b.startswith('/'))}: exit 3 ({rc})")
 
 print(f"ladder_cli: {time.monotonic() - T0:.1f}s, {failures} failed", flush=True)

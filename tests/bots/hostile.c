@@ -20,6 +20,37 @@
  *   sleepy-hello  never says hello, stays alive
  *   steal         says hello with --token (another seat's), then plays well
  *
+ * Modes for the second hostile suite (tests/test_referee_hostile2.py):
+ *
+ *   slow          plays well, sleeping --delay MS before each answer
+ *   partial       not a bot: a raw TCP connection to a tcp:// endpoint that
+ *                 sends part of ZMTP and stalls (--stage greeting: half the
+ *                 signature; handshake: the greeting and half a READY;
+ *                 frame: a full NULL handshake, then part of a message
+ *                 frame); waits for the referee to drop it (NAME.dropped)
+ *   reconnect-storm  --count (300) fresh DEALER connections, each saying
+ *                 hello with a wrong token; every other one waits for the
+ *                 reply, the rest hang up at once (NAME.storm: counts)
+ *   second-claim  says hello with --token (a seat already playing), then
+ *                 sends --count actions with seqs 0..count-1 anyway
+ *                 (NAME.claim: what came back)
+ *   forker        forks --count (1000) children that sleep forever (with
+ *                 --escape each calls setsid() first), then plays well
+ *                 (NAME.forked: how many, and the errno that stopped it)
+ *   hog           at request K+1 mallocs and touches 16 MiB blocks until
+ *                 malloc fails (at most --count MiB if given, else 8 GiB),
+ *                 writes NAME.hog, then aborts like a bot out of memory
+ *   ignore-term   plays well, ignores SIGTERM, never leaves on bye
+ *   spam          a child writes to stdout and stderr without pause; the
+ *                 bot itself writes --count KiB (1024) to each before every
+ *                 answer, and plays well (NAME.spam: bytes it wrote)
+ *   other-game    answers with a legal action of another game (a Pyramix
+ *                 action in a Pyramids match and vice versa), right seq
+ *   other-seat    answers well, then, if no request of its own follows
+ *                 within --delay MS, sends another legal action with the
+ *                 next seq -- another seat's request -- up to --count times
+ *                 (NAME.forged: how many)
+ *
  * A bot that has started misbehaving ignores `bye` and stays alive, so the
  * referee has to end it.  Files written into $MAAT_PIDFILE_DIR (if set),
  * each atomically (write + rename), for tests to wait on:
@@ -30,11 +61,15 @@
  *   NAME-child.pid  with --fork: the pid of a child left running
  * NAME is $MAAT_BOT_NAME, --name, or "hostile".
  */
+#define _GNU_SOURCE /* setsid, getaddrinfo */
+#include <errno.h>
+#include <netdb.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 #include <zmq.h>
@@ -47,12 +82,14 @@
 enum {
     M_GOOD, M_SILENT, M_LATE, M_GARBAGE, M_HUGE, M_ILLEGAL, M_WRONGKIND,
     M_TWICE, M_FLOOD, M_MULTIPART, M_CRASH, M_NOHELLO, M_SLEEPY_HELLO,
-    M_STEAL, M_MODES
+    M_STEAL, M_SLOW, M_PARTIAL, M_STORM, M_CLAIM, M_FORKER, M_HOG,
+    M_IGNORE_TERM, M_SPAM, M_OTHER_GAME, M_OTHER_SEAT, M_MODES
 };
 static const char *const mode_names[M_MODES] = {
     "good", "silent", "late", "garbage", "huge", "illegal", "wrongkind",
     "twice", "flood", "multipart", "crash", "nohello", "sleepy-hello",
-    "steal"};
+    "steal", "slow", "partial", "reconnect-storm", "second-claim", "forker",
+    "hog", "ignore-term", "spam", "other-game", "other-seat"};
 
 #define HUGE_BYTES (100u << 20)
 #define MAX_LEGAL 4096
@@ -60,7 +97,10 @@ static const char *const mode_names[M_MODES] = {
 typedef struct hbot {
     int mode;
     long after, delay_ms, count, idle_ms;
-    const char *name, *token, *endpoint, *dir;
+    int count_set, escape;
+    const char *name, *token, *endpoint, *dir, *stage;
+    long forged;
+    uint64_t spammed;
     void *ctx, *sock;
     const maat_rules *rules;
     int seat, seats;
@@ -76,6 +116,7 @@ static void usage(FILE *f)
 "usage: maat-hostile-bot --mode MODE [--after K] [--delay MS] [--count N]\n"
 "                        [--token T] [--name N] [--endpoint EP] [--seed S]\n"
 "                        [--idle MS] [--ignore-term] [--fork]\n"
+"                        [--stage greeting|handshake|frame] [--escape]\n"
 "A test bot that misbehaves.  MODE is one of:\n");
     for (int i = 0; i < M_MODES; i++)
         fprintf(f, "  %s\n", mode_names[i]);
