@@ -62,7 +62,7 @@ static char **block_argv(const maat_compare *c, int b, const char *tag,
     argv[n++] = strdup("--fixed-seats");
     argv[n++] = strdup("--quiet");
     argv[n++] = strdup("--match-id");
-    snprintf(buf, sizeof buf, "compare-%d-%s", b, tag);
+    snprintf(buf, sizeof buf, "compare-%s-%d-%s", c->tag, b, tag);
     argv[n++] = strdup(buf);
     argv[n++] = strdup("--ladder");
     argv[n++] = strdup(c->ladder);
@@ -73,7 +73,12 @@ static char **block_argv(const maat_compare *c, int b, const char *tag,
             name = hero_name;
             cmd = hero_cmd;
         } else if (c->n_field == 0) {
-            name = "baseline";
+            /* no field: the baseline is every opponent */
+            if (c->seats == 2)
+                snprintf(fname, sizeof fname, "baseline");
+            else
+                snprintf(fname, sizeof fname, "baseline%d", s);
+            name = fname;
             cmd = c->baseline;
         } else {
             snprintf(fname, sizeof fname, "field%d", s);
@@ -181,10 +186,10 @@ int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
         maat_ladder_read(&l, c->ladder, 0, stderr, NULL);
         for (int b = first; b < first + n; b++) {
             char id[64];
-            snprintf(id, sizeof id, "compare-%d-A", b);
+            snprintf(id, sizeof id, "compare-%s-%d-A", c->tag, b);
             double x = result_of(&l, id, "candidate", c->seats);
             if (c->n_field) {
-                snprintf(id, sizeof id, "compare-%d-B", b);
+                snprintf(id, sizeof id, "compare-%s-%d-B", c->tag, b);
                 double y = result_of(&l, id, "baseline", c->seats);
                 x = (x < 0 || y < 0) ? -1 : (x - y + 1) / 2;
             }
@@ -216,7 +221,7 @@ int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (verdict >= 0 && blocks > 0) {
+    if (verdict >= 0 && blocks > 0 && !stop) {
         double mean = sum / blocks;
         double sd = blocks > 1 ? sqrt(fmax(sum2 / blocks - mean * mean, 0) *
                                       blocks / (blocks - 1)) : 0;

@@ -21,6 +21,7 @@ typedef struct maat_compare {
     char **referee_args;
     int n_referee_args;
     int quiet;
+    char tag[24]; /* unique per run: match ids never meet an old run's */
 } maat_compare;
 
 /* Play blocks until the SPRT decides.  Returns 0 (not worse), 1 (worse),

@@ -75,11 +75,13 @@ static int cmd_standings(int argc, char **argv)
                 strcmp(format, "csv")) {
                 fprintf(stderr, "maat-ladder: --format is table, json or "
                                 "csv, not '%s'\n", format);
+                maat_ladder_free(&l);
                 return 2;
             }
         } else if (argv[i][0] == '-') {
             fprintf(stderr, "maat-ladder standings: unknown option '%s'\n",
                     argv[i]);
+            maat_ladder_free(&l);
             return 2;
         } else if (maat_ladder_read(&l, argv[i], 0, stderr, &err)) {
             fprintf(stderr, "maat-ladder: %s\n", err.msg);
@@ -91,6 +93,7 @@ static int cmd_standings(int argc, char **argv)
     }
     if (!files) {
         fprintf(stderr, "maat-ladder standings: name a ladder file\n");
+        maat_ladder_free(&l);
         return 2;
     }
     if (l.bad_lines)
@@ -194,9 +197,10 @@ static int cmd_merge(int argc, char **argv)
             if (!line || maat_jsonl_append(argv[0], line, strlen(line), &err)) {
                 fprintf(stderr, "maat-ladder: %s\n", err.msg);
                 rc = 1;
+            } else {
+                added++;
             }
             free(line);
-            added++;
         }
         maat_ladder_free(&shard);
         /* re-read so ids repeated across shards are added once */
@@ -267,6 +271,18 @@ static int cmd_compare(int argc, char **argv)
         return 3;
     }
     c.referee_args = extra;
+    {
+        /* a tag unique to this run, so old games in --ladder never count */
+        FILE *u = fopen("/dev/urandom", "rb");
+        unsigned char raw[6] = {0};
+        if (!u || fread(raw, 1, sizeof raw, u) != sizeof raw)
+            snprintf(c.tag, sizeof c.tag, "%lx", (long)getpid());
+        else
+            snprintf(c.tag, sizeof c.tag, "%02x%02x%02x%02x%02x%02x", raw[0],
+                     raw[1], raw[2], raw[3], raw[4], raw[5]);
+        if (u)
+            fclose(u);
+    }
     char tmpl[] = "/tmp/maat-compare-XXXXXX", path[64];
     int made_tmp = !ladder;
     if (made_tmp) {

@@ -93,8 +93,9 @@ int maat_elo_fit(int n, int m, const int *a, const int *b,
         wins[i] += 0.5; /* the virtual draw against strength 1 */
         g[i] = 1.0;
     }
+    double logsum = 0;
     for (it = 1; it <= 10000; it++) { /* Hunter's MM iteration */
-        double change = 0, logsum = 0;
+        double change = 0;
         for (int i = 0; i < n; i++) {
             double denom = 1.0 / (g[i] + 1.0);
             for (int j = 0; j < n; j++)
@@ -102,14 +103,14 @@ int maat_elo_fit(int n, int m, const int *a, const int *b,
                     denom += games[i * n + j] / (g[i] + g[j]);
             next[i] = wins[i] / denom;
         }
-        for (int i = 0; i < n; i++)
-            logsum += log(next[i]);
+        /* the virtual opponent of strength 1 anchors the scale, so no
+         * renormalising inside the iteration (it would move the fixed
+         * point); the result is centred once at the end */
         for (int i = 0; i < n; i++) {
-            next[i] /= exp(logsum / n); /* geometric mean 1 */
             change = fmax(change, fabs(log(next[i] / g[i])));
             g[i] = next[i];
         }
-        if (change < 1e-10)
+        if (change < 1e-13)
             break;
     }
     if (it > 10000)
@@ -123,7 +124,10 @@ int maat_elo_fit(int n, int m, const int *a, const int *b,
             }
         elo[i] = 400.0 / log(10.0) * log(g[i]);
         ci[i] = 1.96 * 400.0 / log(10.0) / sqrt(info);
+        logsum += elo[i];
     }
+    for (int i = 0; i < n; i++) /* mean 0 */
+        elo[i] -= logsum / n;
 out:
     free(games);
     free(wins);

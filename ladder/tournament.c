@@ -496,13 +496,15 @@ int maat_tournament_plan(const maat_tournament *t, const char *shard_dir,
     int rc = maat_ladder_read(&l, t->ladder, 1, stderr, err);
     if (rc)
         return rc;
+    int line = 0;
     for (int i = 0; i < t->matches; i++) {
         int bots[MAAT_MAX_SEATS];
         char shard[1024];
         if (match_done(t, &l, i))
             continue;
         maat_tournament_lineup(t, i, bots);
-        snprintf(shard, sizeof shard, "%s/match-%d.jsonl", shard_dir, i + 1);
+        /* named by line, so GNU parallel's {#} names the same file */
+        snprintf(shard, sizeof shard, "%s/match-%d.jsonl", shard_dir, ++line);
         char **argv = maat_tournament_argv(t, i, bots, shard);
         for (char **a = argv; *a; a++) {
             if (a != argv)

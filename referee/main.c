@@ -230,8 +230,8 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
     maat_match_config *c = &k->c;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        long long n;
-        int rc = 0, strikes;
+        long long n = 0;
+        int rc = 0, strikes = 0;
         /* flags without a value */
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);

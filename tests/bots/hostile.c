@@ -268,12 +268,441 @@ static void wrongkind_action(hbot *b, maat_action *out)
     }
 }
 
+/* The count for this mode: --count if given, else the mode's default. */
+static long mode_count(const hbot *b, long dflt)
+{
+    return b->count_set ? b->count : dflt;
+}
+
+/* A legal action of a game other than the one being played, packed as a
+ * complete {type: action, seq, action} message into sb. */
+static int pack_other_game(hbot *b, int64_t seq, msgpack_sbuffer *sb)
+{
+    int count = 0;
+    const maat_rules *const *all = maat_rules_all(&count), *o = NULL;
+    for (int i = 0; i < count && !o; i++)
+        if (all[i] != b->rules)
+            o = all[i];
+    if (!o)
+        return -1;
+    maat_options opt = {0};
+    maat_error err = {0};
+    maat_setup *s = o->setup_new(&opt, &err);
+    int seats = b->seats < o->min_seats   ? o->min_seats
+                : b->seats > o->max_seats ? o->max_seats
+                                          : b->seats;
+    maat_game *g = s ? o->game_new(s, 1 + (uint64_t)seq, seats, NULL, &err)
+                     : NULL;
+    maat_action la[64];
+    int n = g ? o->legal_actions(g, la, 64) : 0;
+    if (n > 64)
+        n = 64;
+    if (n > 0) {
+        msgpack_sbuffer_init(sb);
+        msgpack_packer pk;
+        msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
+        msgpack_pack_map(&pk, 3);
+        maat_pack_kv_str(&pk, "type", "action");
+        maat_pack_kv_int(&pk, "seq", seq);
+        maat_pack_str(&pk, "action");
+        o->encode_action(g, &la[maat_rng_below(&b->rng, (uint64_t)n)], &pk);
+    } else {
+        fprintf(stderr, "%s: no legal %s action: %s\n", b->name, o->name,
+                err.msg);
+    }
+    if (g)
+        o->destroy(&g);
+    if (s)
+        o->setup_destroy(&s);
+    return n > 0 ? 0 : -1;
+}
+
+/* Allocate and touch memory until malloc fails (or the cap), then die as
+ * a bot out of memory would.  The blocks are chained from a global so the
+ * compiler cannot drop the allocations. */
+static void *volatile hog_head;
+
+static _Noreturn void hog(hbot *b)
+{
+    enum { BLOCK = 16 << 20 };
+    uint64_t cap = (uint64_t)mode_count(b, 8192) << 20, total = 0;
+    int hit = 0;
+    while (total < cap) {
+        char *p = malloc(BLOCK);
+        if (!p) {
+            hit = 1;
+            break;
+        }
+        memset(p, 0x5a, BLOCK);
+        *(void **)p = hog_head;
+        hog_head = p;
+        total += BLOCK;
+    }
+    write_marker(b, ".hog", "%llu %d\n", (unsigned long long)total, hit);
+    fprintf(stderr, "%s: allocated %llu bytes, then %s; aborting\n", b->name,
+            (unsigned long long)total,
+            hit ? "malloc failed" : "reached the cap");
+    abort();
+}
+
+/* Write --count KiB to stdout and to stderr (spam mode). */
+static void spam_burst(hbot *b)
+{
+    static char buf[64 * 1024];
+    if (!buf[0]) {
+        memset(buf, 'x', sizeof buf);
+        buf[sizeof buf - 1] = '\n';
+    }
+    uint64_t want = (uint64_t)mode_count(b, 1024) * 1024;
+    for (int fd = 1; fd <= 2; fd++)
+        for (uint64_t done = 0; done < want;) {
+            size_t n = want - done < sizeof buf ? (size_t)(want - done)
+                                                : sizeof buf;
+            ssize_t w = write(fd, buf, n);
+            if (w < 0 && errno == EINTR)
+                continue;
+            if (w <= 0)
+                break;
+            done += (uint64_t)w;
+            b->spammed += (uint64_t)w;
+        }
+    write_marker(b, ".spam", "%llu\n", (unsigned long long)b->spammed);
+}
+
+/* A child of the bot (same process group) that writes to stdout and
+ * stderr as fast as the pipe takes it, forever. */
+static void spam_child(void)
+{
+    pid_t c = fork();
+    if (c != 0)
+        return;
+    static char buf[64 * 1024];
+    memset(buf, 'S', sizeof buf);
+    buf[sizeof buf - 1] = '\n';
+    for (unsigned i = 0;; i++)
+        if (write(i & 1 ? 2 : 1, buf, sizeof buf) < 0 && errno != EINTR)
+            _exit(0);
+}
+
+/* Fork --count children that sleep forever; with --escape each leaves the
+ * bot's process group and session first. */
+static void forker(hbot *b)
+{
+    long want = mode_count(b, 1000), made = 0;
+    int e = 0;
+    for (; made < want; made++) {
+        pid_t c = fork();
+        if (c < 0) {
+            e = errno;
+            break;
+        }
+        if (c == 0) {
+            if (b->escape)
+                (void)setsid();
+            for (;;)
+                pause();
+        }
+    }
+    fprintf(stderr, "%s: forked %ld of %ld children%s%s\n", b->name, made,
+            want, e ? ": " : "", e ? strerror(e) : "");
+    write_marker(b, ".forked", "%ld %d\n", made, e);
+}
+
+/* ---- modes that are not a seated bot -------------------------------- */
+
+static int64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* A raw TCP connection that sends part of ZMTP 3.0 and stalls; then waits
+ * (up to --idle) for the referee to hang up. */
+static int run_partial(hbot *b)
+{
+    const char *stage = b->stage ? b->stage : "frame";
+    if (strcmp(stage, "greeting") && strcmp(stage, "handshake") &&
+        strcmp(stage, "frame")) {
+        fprintf(stderr, "%s: --stage is greeting, handshake or frame\n",
+                b->name);
+        return 2;
+    }
+    if (!b->endpoint || strncmp(b->endpoint, "tcp://", 6) != 0) {
+        fprintf(stderr, "%s: partial needs a tcp:// endpoint\n", b->name);
+        return 2;
+    }
+    char host[256], *colon;
+    snprintf(host, sizeof host, "%s", b->endpoint + 6);
+    colon = strrchr(host, ':');
+    if (!colon) {
+        fprintf(stderr, "%s: no port in %s\n", b->name, b->endpoint);
+        return 2;
+    }
+    *colon = 0;
+    const char *port = colon + 1, *h = host;
+    if (!strcmp(h, "*") || !strcmp(h, "0.0.0.0"))
+        h = "127.0.0.1";
+    struct addrinfo hints = {0}, *ai = NULL;
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    if (getaddrinfo(h, port, &hints, &ai) != 0 || !ai) {
+        fprintf(stderr, "%s: cannot resolve %s\n", b->name, b->endpoint);
+        return 1;
+    }
+    int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (fd < 0 || connect(fd, ai->ai_addr, ai->ai_addrlen) != 0) {
+        fprintf(stderr, "%s: cannot connect to %s: %s\n", b->name,
+                b->endpoint, strerror(errno));
+        freeaddrinfo(ai);
+        if (fd >= 0)
+            close(fd);
+        return 1;
+    }
+    freeaddrinfo(ai);
+    /* greeting: signature, version 3.0, mechanism NULL, as-server 0 */
+    unsigned char out[256];
+    size_t n = 0;
+    memset(out, 0, sizeof out);
+    out[0] = 0xff;
+    out[8] = 0x01;
+    out[9] = 0x7f;
+    out[10] = 3;
+    out[11] = 0;
+    memcpy(out + 12, "NULL", 4);
+    n = 64;
+    /* READY with Socket-Type = DEALER */
+    static const unsigned char ready[] = {
+        0x04, 28, 5, 'R', 'E', 'A', 'D', 'Y', 11, 'S', 'o', 'c', 'k', 'e',
+        't', '-', 'T', 'y', 'p', 'e', 0, 0, 0, 6, 'D', 'E', 'A', 'L', 'E',
+        'R'};
+    if (!strcmp(stage, "greeting")) {
+        n = 5; /* half the signature */
+    } else if (!strcmp(stage, "handshake")) {
+        memcpy(out + n, ready, 10); /* the greeting, half a READY */
+        n += 10;
+    } else {
+        memcpy(out + n, ready, sizeof ready);
+        n += sizeof ready;
+        out[n++] = 0x00; /* a short message frame of 200 bytes ... */
+        out[n++] = 200;
+        memset(out + n, 0x81, 20); /* ... of which 20 arrive */
+        n += 20;
+    }
+    if (send(fd, out, n, MSG_NOSIGNAL) != (ssize_t)n) {
+        fprintf(stderr, "%s: send failed: %s\n", b->name, strerror(errno));
+        close(fd);
+        return 1;
+    }
+    write_marker(b, ".partial", "%s %zu\n", stage, n);
+    int64_t t0 = mono_ms(), deadline = t0 + b->idle_ms;
+    for (;;) {
+        int64_t left = deadline - mono_ms();
+        if (left <= 0) {
+            write_marker(b, ".stalled", "%lld\n", (long long)(mono_ms() - t0));
+            break;
+        }
+        struct timeval tv = {left / 1000, (left % 1000) * 1000};
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        char buf[512];
+        ssize_t r = recv(fd, buf, sizeof buf, 0);
+        if (r > 0 || (r < 0 && errno == EINTR))
+            continue;
+        if (r < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+            continue;
+        write_marker(b, ".dropped", "%lld\n", (long long)(mono_ms() - t0));
+        break;
+    }
+    close(fd);
+    return 0;
+}
+
+static void *new_dealer(void *ctx)
+{
+    void *s = zmq_socket(ctx, ZMQ_DEALER);
+    int zero = 0;
+    int64_t max = MAAT_MAX_REFEREE_MESSAGE;
+    zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
+    zmq_setsockopt(s, ZMQ_MAXMSGSIZE, &max, sizeof max);
+    return s;
+}
+
+/* The type of a message from the referee ("" when undecodable). */
+static void reply_type(zmq_msg_t *msg, char *type, size_t len, char *reason,
+                       size_t rlen)
+{
+    msgpack_unpacked u;
+    type[0] = 0;
+    if (reason)
+        reason[0] = 0;
+    if (maat_msg_unpack(zmq_msg_data(msg), zmq_msg_size(msg), &u, NULL) ==
+        MAAT_OK) {
+        const msgpack_object *t = maat_msg_get(&u.data, "type");
+        if (t && t->type == MSGPACK_OBJECT_STR && t->via.str.size < len) {
+            memcpy(type, t->via.str.ptr, t->via.str.size);
+            type[t->via.str.size] = 0;
+        }
+        const msgpack_object *r = maat_msg_get(&u.data, "reason");
+        if (reason && r && r->type == MSGPACK_OBJECT_STR &&
+            r->via.str.size < rlen) {
+            memcpy(reason, r->via.str.ptr, r->via.str.size);
+            reason[r->via.str.size] = 0;
+        }
+    }
+    msgpack_unpacked_destroy(&u);
+}
+
+/* Wait up to ms for one message on s; its type in type ("" if none). */
+static int await_reply(void *s, long ms, char *type, size_t len,
+                       char *reason, size_t rlen)
+{
+    zmq_pollitem_t item = {s, 0, ZMQ_POLLIN, 0};
+    int64_t deadline = mono_ms() + ms;
+    type[0] = 0;
+    for (;;) {
+        int64_t left = deadline - mono_ms();
+        if (left < 0)
+            return 0;
+        int r = zmq_poll(&item, 1, (long)left);
+        if (r < 0 && zmq_errno() == EINTR)
+            continue;
+        if (r <= 0)
+            return 0;
+        zmq_msg_t msg;
+        zmq_msg_init(&msg);
+        if (zmq_msg_recv(&msg, s, 0) < 0) {
+            zmq_msg_close(&msg);
+            continue;
+        }
+        reply_type(&msg, type, len, reason, rlen);
+        zmq_msg_close(&msg);
+        return 1;
+    }
+}
+
+/* Many fresh connections, each saying hello with a wrong token. */
+static int run_storm(hbot *b)
+{
+    long n = mode_count(b, 300), rejected = 0, welcomed = 0, noreply = 0,
+         quick = 0, other = 0;
+    b->ctx = zmq_ctx_new();
+    const char *real_token = b->token;
+    for (long i = 0; i < n; i++) {
+        char tok[96];
+        snprintf(tok, sizeof tok, "storm-%d-%ld", (int)getpid(), i);
+        b->sock = new_dealer(b->ctx);
+        b->token = tok;
+        if (zmq_connect(b->sock, b->endpoint) != 0) {
+            fprintf(stderr, "%s: cannot connect to %s: %s\n", b->name,
+                    b->endpoint, zmq_strerror(zmq_errno()));
+            zmq_close(b->sock);
+            break;
+        }
+        send_hello(b);
+        if (i % 2 == 0) {
+            char type[32];
+            if (!await_reply(b->sock, 3000, type, sizeof type, NULL, 0))
+                noreply++;
+            else if (!strcmp(type, "reject"))
+                rejected++;
+            else if (!strcmp(type, "welcome"))
+                welcomed++;
+            else
+                other++;
+        } else {
+            quick++; /* hang up at once, reply or not */
+        }
+        zmq_close(b->sock);
+    }
+    b->token = real_token;
+    b->sock = NULL;
+    write_marker(b, ".storm", "hellos %ld rejected %ld welcomed %ld "
+                 "noreply %ld other %ld quick %ld\n", n, rejected, welcomed,
+                 noreply, other, quick);
+    zmq_ctx_term(b->ctx);
+    return 0;
+}
+
+/* A hello with a token whose seat is already playing, then blind actions
+ * as if the seat were ours. */
+static int run_claim(hbot *b)
+{
+    b->ctx = zmq_ctx_new();
+    b->sock = new_dealer(b->ctx);
+    int rc = 1;
+    if (zmq_connect(b->sock, b->endpoint) != 0) {
+        fprintf(stderr, "%s: cannot connect to %s: %s\n", b->name,
+                b->endpoint, zmq_strerror(zmq_errno()));
+        goto out;
+    }
+    send_hello(b);
+    char type[32], reason[128];
+    if (!await_reply(b->sock, b->idle_ms, type, sizeof type, reason,
+                     sizeof reason)) {
+        write_marker(b, ".claim", "noreply\n");
+        goto out;
+    }
+    if (!strcmp(type, "welcome"))
+        write_marker(b, ".welcome", "claimed\n");
+    long n = mode_count(b, 20), replies = 0;
+    for (long seq = 0; seq < n; seq++) {
+        msgpack_sbuffer sb;
+        msgpack_sbuffer_init(&sb);
+        msgpack_packer pk;
+        msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+        msgpack_pack_map(&pk, 3);
+        maat_pack_kv_str(&pk, "type", "action");
+        maat_pack_kv_int(&pk, "seq", seq);
+        maat_pack_str(&pk, "action");
+        msgpack_pack_map(&pk, 2);
+        maat_pack_kv_str(&pk, "kind", "god");
+        maat_pack_kv_int(&pk, "tile", 1 + seq % 5);
+        send_sbuf(b, &sb, 0);
+        msgpack_sbuffer_destroy(&sb);
+    }
+    char t2[32];
+    while (await_reply(b->sock, 500, t2, sizeof t2, NULL, 0))
+        replies++;
+    write_marker(b, ".claim", "%s %s|actions %ld replies %ld\n", type,
+                 reason, n, replies);
+    rc = 0;
+out:
+    zmq_close(b->sock);
+    zmq_ctx_term(b->ctx);
+    return rc;
+}
+
 /* ---- the messages --------------------------------------------------- */
 
 static void misbehave(hbot *b, int64_t seq, int n)
 {
-    maat_action a = b->legal[maat_rng_below(&b->rng, (uint64_t)n)];
+    int k = (int)maat_rng_below(&b->rng, (uint64_t)n);
+    maat_action a = b->legal[k];
     switch (b->mode) {
+    case M_HOG:
+        hog(b);
+    case M_OTHER_GAME: {
+        msgpack_sbuffer sb;
+        if (pack_other_game(b, seq, &sb) == 0) {
+            send_sbuf(b, &sb, 0);
+            msgpack_sbuffer_destroy(&sb);
+        }
+        return;
+    }
+    case M_OTHER_SEAT: {
+        send_action(b, seq, &a);
+        if (b->forged >= mode_count(b, 10))
+            return;
+        /* a request of our own right behind this one: not a forgery */
+        zmq_pollitem_t item = {b->sock, 0, ZMQ_POLLIN, 0};
+        if (zmq_poll(&item, 1, b->delay_ms) != 0)
+            return;
+        maat_action other = b->legal[(k + 1) % n];
+        send_action(b, seq + 1, &other);
+        b->forged++;
+        write_marker(b, ".forged", "%ld\n", b->forged);
+        return;
+    }
     case M_SILENT:
         return;
     case M_LATE:
@@ -370,7 +799,14 @@ static int on_request(hbot *b, const msgpack_object *m)
         }
     if (++b->requests == 1)
         write_marker(b, ".request", "%lld\n", (long long)seq);
-    if (b->requests > b->after && b->mode != M_GOOD && b->mode != M_STEAL) {
+    int plays_well = b->mode == M_GOOD || b->mode == M_STEAL ||
+                     b->mode == M_SLOW || b->mode == M_FORKER ||
+                     b->mode == M_SPAM || b->mode == M_IGNORE_TERM;
+    if (b->mode == M_SPAM)
+        spam_burst(b);
+    if (b->mode == M_SLOW)
+        sleep_ms(b->delay_ms);
+    if (b->requests > b->after && !plays_well) {
         b->misbehaving = 1;
         misbehave(b, seq, n);
     } else {
@@ -464,6 +900,9 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--fork")) {
             do_fork = 1;
             continue;
+        } else if (!strcmp(a, "--escape")) {
+            b.escape = 1;
+            continue;
         }
         if (!v) {
             fprintf(stderr, "maat-hostile-bot: '%s' needs a value\n", a);
@@ -484,6 +923,7 @@ int main(int argc, char **argv)
             b.delay_ms = num_arg(a, v);
         } else if (!strcmp(a, "--count")) {
             b.count = num_arg(a, v);
+            b.count_set = 1;
         } else if (!strcmp(a, "--idle")) {
             b.idle_ms = num_arg(a, v);
         } else if (!strcmp(a, "--seed")) {
@@ -494,6 +934,8 @@ int main(int argc, char **argv)
             b.name = v;
         } else if (!strcmp(a, "--endpoint")) {
             b.endpoint = v;
+        } else if (!strcmp(a, "--stage")) {
+            b.stage = v;
         } else {
             fprintf(stderr, "maat-hostile-bot: unknown option '%s'\n", a);
             return 2;
@@ -516,6 +958,24 @@ int main(int argc, char **argv)
                 pause();
         }
     }
+    if (b.mode == M_FORKER)
+        forker(&b);
+    if (b.mode == M_SPAM)
+        spam_child();
+    if (b.mode == M_IGNORE_TERM) {
+        signal(SIGTERM, SIG_IGN);
+        b.misbehaving = 1; /* plays well, but never leaves */
+    }
+    maat_rng_seed(&b.rng, seed ? seed : (uint64_t)getpid() * 2654435761u);
+    if (b.mode == M_PARTIAL)
+        return run_partial(&b);
+    if ((b.mode == M_STORM || b.mode == M_CLAIM) && !b.endpoint) {
+        fprintf(stderr, "%s: set %s (or --endpoint)\n", b.name,
+                MAAT_ENV_ENDPOINT);
+        return 2;
+    }
+    if (b.mode == M_STORM)
+        return run_storm(&b);
     if (b.mode == M_NOHELLO) {
         fprintf(stderr, "%s: leaving before hello as asked\n", b.name);
         return 3;
@@ -525,7 +985,8 @@ int main(int argc, char **argv)
                 b.name, MAAT_ENV_ENDPOINT, MAAT_ENV_TOKEN);
         return 2;
     }
-    maat_rng_seed(&b.rng, seed ? seed : (uint64_t)getpid() * 2654435761u);
+    if (b.mode == M_CLAIM)
+        return run_claim(&b);
 
     b.ctx = zmq_ctx_new();
     b.sock = zmq_socket(b.ctx, ZMQ_DEALER);

@@ -1,0 +1,311 @@
+/* fuzz_action.c -- libFuzzer target: a bot's action messages, handled as
+ * the referee handles them (referee/match.c on_bot_message), applied to a
+ * real game.
+ *
+ * Input:
+ *   byte 0   the game: even = pyramids, odd = pyramix
+ *   byte 1   seats: min_seats + byte % (max_seats - min_seats + 1)
+ *   byte 2   the deal's seed
+ *   byte 3   how many random legal moves to play before the messages
+ *   then     frames [length, 2 bytes little-endian][that many bytes], each
+ *            one message from the bot to move ({type: action, seq, action});
+ *            a length past the end takes what is left
+ *
+ * Each message goes the referee's way: maat_msg_unpack (maat_msg_check
+ * first), type and seq, rules->decode_action, rules->apply.  Invariants
+ * (abort() when broken, so libFuzzer keeps the input):
+ *  - a refused message is refused with MAAT_EDECODE and a message;
+ *  - decode_action gives the same answer with and without the state, and
+ *    an accepted action has every field in its documented range (game.h,
+ *    pyramids.h, pyramix.h; unused args -1) and survives encode_action ->
+ *    decode_action unchanged;
+ *  - apply accepts exactly the actions legal_actions lists; a refusal is
+ *    MAAT_EILLEGAL (MAAT_ESTATE once over) with a message, emits no event
+ *    and leaves the state byte for byte as it was;
+ *  - after every move: a game that is not over has a seat to move and a
+ *    legal action, a finished one has neither; every event and every
+ *    seat's observation encodes to msgpack that maat_msg_check accepts;
+ *    scores rank every seat in 1..seats.
+ * Nothing is printed; everything allocated is freed.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "maat/game.h"
+#include "maat/msg.h"
+#include "maat/pyramids.h"
+#include "maat/pyramix.h"
+#include "maat/rng.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define CHECK(cond)                                                         \
+    do {                                                                    \
+        if (!(cond))                                                        \
+            abort();                                                        \
+    } while (0)
+
+static int is_pyramids(const maat_rules *r)
+{
+    return r == &maat_pyramids_rules;
+}
+
+static int in(int32_t v, int32_t lo, int32_t hi)
+{
+    return v >= lo && v <= hi;
+}
+
+static int card_or_none(int32_t v)
+{
+    return v == -1 || in(v, 0, MAAT_PYR_CARDS - 1);
+}
+
+/* The documented ranges of a decoded action (pyramids.h, pyramix.h). */
+static void check_ranges(const maat_rules *r, const maat_action *a)
+{
+    int used = 0;
+    if (is_pyramids(r)) {
+        switch (a->kind) {
+        case MAAT_PYR_GOD:
+            CHECK(in(a->arg[0], 1, 5));
+            used = 1;
+            break;
+        case MAAT_PYR_PAIR:
+            CHECK(in(a->arg[0], 0, MAAT_PYR_MAX_SEATS - 1));
+            used = 1;
+            break;
+        case MAAT_PYR_KEEP:
+            CHECK(in(a->arg[0], 0, MAAT_PYR_CARDS - 1));
+            used = 1;
+            break;
+        case MAAT_PYR_BUILD:
+            CHECK(in(a->arg[0], 0, MAAT_PYR_CARDS - 1));
+            CHECK(in(a->arg[1], 0, MAAT_PYR_STAGES - 1));
+            CHECK(in(a->arg[2], -MAAT_PYR_POS_OFFSET, MAAT_PYR_POS_OFFSET));
+            CHECK(card_or_none(a->arg[3]));
+            CHECK(card_or_none(a->arg[4]));
+            used = 5;
+            break;
+        default:
+            abort();
+        }
+    } else {
+        CHECK(a->kind == MAAT_PMX_REMOVE);
+        for (int i = 0; i < 3; i++)
+            CHECK(in(a->arg[i], 0, MAAT_PMX_LAYERS - 1));
+        used = 3;
+    }
+    CHECK(a->kind >= 0 && a->kind < r->n_decision_kinds);
+    for (int i = used; i < MAAT_ACTION_ARGS; i++)
+        CHECK(a->arg[i] == -1);
+}
+
+/* Our own encoding must pass our own validator. */
+static void check_wellformed(const msgpack_sbuffer *sb)
+{
+    maat_error e = {0, ""};
+    CHECK(maat_msg_check(sb->data, sb->size, &e) == MAAT_OK);
+}
+
+/* encode_action then decode_action gives the same action back. */
+static void check_roundtrip(const maat_rules *r, const maat_game *g,
+                            const maat_action *a)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    CHECK(r->encode_action(g, a, &pk) == MAAT_OK);
+    msgpack_unpacked u;
+    maat_error e = {0, ""};
+    CHECK(maat_msg_unpack(sb.data, sb.size, &u, &e) == MAAT_OK);
+    maat_action back;
+    CHECK(r->decode_action(g, &u.data, &back, &e) == MAAT_OK);
+    CHECK(memcmp(&back, a, sizeof back) == 0);
+    msgpack_unpacked_destroy(&u);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+static size_t state_size(const maat_rules *r)
+{
+    return is_pyramids(r) ? sizeof(maat_pyr_state) : sizeof(maat_pmx_state);
+}
+
+static const void *state_of(const maat_rules *r, const maat_game *g)
+{
+    return is_pyramids(r) ? (const void *)maat_pyr_state_of(g)
+                          : (const void *)maat_pmx_state_of(g);
+}
+
+/* All legal actions of g (malloc'ed, caller frees); *n their number. */
+static maat_action *legal_list(const maat_rules *r, const maat_game *g,
+                               int *n)
+{
+    *n = r->legal_actions(g, NULL, 0);
+    CHECK(*n >= 0);
+    maat_action *list = malloc(sizeof *list * (size_t)(*n + 1));
+    CHECK(list);
+    CHECK(r->legal_actions(g, list, *n) == *n);
+    return list;
+}
+
+/* Whose turn it is agrees with is_over and legal_actions. */
+static void check_decision(const maat_rules *r, const maat_game *g)
+{
+    maat_decision d = r->decision(g);
+    int n = r->legal_actions(g, NULL, 0);
+    if (r->is_over(g)) {
+        CHECK(d.seat == -1);
+        CHECK(n == 0);
+    } else {
+        CHECK(d.seat >= 0 && d.seat < r->seats(g));
+        CHECK(d.kind >= 0 && d.kind < r->n_decision_kinds);
+        CHECK(n > 0);
+    }
+}
+
+static void check_events(const maat_rules *r, const maat_game *g,
+                         const maat_events *ev)
+{
+    for (size_t i = 0; i < ev->count; i++) {
+        msgpack_sbuffer sb;
+        msgpack_sbuffer_init(&sb);
+        msgpack_packer pk;
+        msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+        CHECK(ev->items[i].kind >= 0 &&
+              ev->items[i].kind < r->n_event_kinds);
+        CHECK(r->encode_event(g, &ev->items[i], &pk) == MAAT_OK);
+        check_wellformed(&sb);
+        msgpack_sbuffer_destroy(&sb);
+    }
+}
+
+static void check_observations(const maat_rules *r, const maat_game *g)
+{
+    for (int s = -1; s < r->seats(g); s++) {
+        msgpack_sbuffer sb;
+        msgpack_sbuffer_init(&sb);
+        msgpack_packer pk;
+        msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+        CHECK(r->encode_observation(g, s, &pk) == MAAT_OK);
+        check_wellformed(&sb);
+        msgpack_sbuffer_destroy(&sb);
+    }
+    maat_score sc[MAAT_MAX_SEATS];
+    r->scores(g, sc);
+    for (int s = 0; s < r->seats(g); s++)
+        CHECK(sc[s].rank >= 1 && sc[s].rank <= r->seats(g));
+}
+
+/* One message from the bot to move, the referee's way. */
+static void on_message(const maat_rules *r, maat_game *g, const uint8_t *p,
+                       size_t len)
+{
+    msgpack_unpacked u;
+    maat_error e = {0, ""};
+    int rc = maat_msg_unpack(p, len, &u, &e);
+    if (rc != MAAT_OK) {
+        CHECK(rc == MAAT_EDECODE && e.code == rc && e.msg[0]);
+        msgpack_unpacked_destroy(&u);
+        return;
+    }
+    const msgpack_object *o = &u.data;
+    int64_t seq = -1;
+    if (!maat_msg_str_eq(maat_msg_get(o, "type"), "action") ||
+        maat_msg_get_int(o, "seq", 0, INT64_MAX, &seq, &e) != MAAT_OK) {
+        msgpack_unpacked_destroy(&u);
+        return;
+    }
+    const msgpack_object *ao = maat_msg_get(o, "action");
+    maat_action a, a_nostate;
+    maat_error e2 = {0, ""};
+    rc = r->decode_action(g, ao, &a, &e);
+    int rc2 = r->decode_action(NULL, ao, &a_nostate, &e2);
+    CHECK(rc == rc2);
+    if (rc != MAAT_OK) {
+        CHECK(rc == MAAT_EDECODE && e.code == rc && e.msg[0]);
+        msgpack_unpacked_destroy(&u);
+        return;
+    }
+    CHECK(memcmp(&a, &a_nostate, sizeof a) == 0);
+    msgpack_unpacked_destroy(&u); /* the action is a plain value now */
+    check_ranges(r, &a);
+    check_roundtrip(r, g, &a);
+
+    int n;
+    maat_action *legal = legal_list(r, g, &n);
+    int listed = 0;
+    for (int i = 0; i < n && !listed; i++)
+        listed = memcmp(&legal[i], &a, sizeof a) == 0;
+    free(legal);
+
+    size_t sz = state_size(r);
+    void *before = malloc(sz);
+    CHECK(before);
+    memcpy(before, state_of(r, g), sz);
+    maat_events ev = {NULL, 0, 0};
+    maat_error ea = {0, ""};
+    rc = r->apply(g, &a, &ev, &ea);
+    if (rc == MAAT_OK) {
+        CHECK(listed);
+        check_events(r, g, &ev);
+        check_decision(r, g);
+    } else {
+        CHECK(!listed);
+        CHECK(rc == MAAT_EILLEGAL ||
+              (rc == MAAT_ESTATE && r->is_over(g)));
+        CHECK(ea.code == rc && ea.msg[0]);
+        CHECK(ev.count == 0);
+        CHECK(memcmp(before, state_of(r, g), sz) == 0);
+    }
+    free(before);
+    maat_events_free(&ev);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 4)
+        return 0;
+    const maat_rules *r = maat_rules_find((data[0] & 1) ? "pyramix"
+                                                          : "pyramids");
+    CHECK(r);
+    int seats = r->min_seats + data[1] % (r->max_seats - r->min_seats + 1);
+    maat_error e = {0, ""};
+    maat_setup *setup = r->setup_new(NULL, &e);
+    CHECK(setup);
+    maat_game *g = r->game_new(setup, data[2], seats, NULL, &e);
+    CHECK(g);
+    check_decision(r, g);
+
+    /* random legal moves first, to reach the later decisions */
+    maat_rng rng;
+    maat_rng_seed(&rng, 0x9e3779b97f4a7c15ULL ^ data[2]);
+    for (int i = 0; i < data[3] && !r->is_over(g); i++) {
+        int n;
+        maat_action *legal = legal_list(r, g, &n);
+        CHECK(n > 0);
+        maat_action pick = legal[maat_rng_below(&rng, (uint64_t)n)];
+        free(legal);
+        CHECK(r->apply(g, &pick, NULL, &e) == MAAT_OK);
+        check_decision(r, g);
+    }
+
+    size_t pos = 4;
+    while (pos < size) {
+        size_t len = data[pos];
+        if (pos + 1 < size)
+            len |= (size_t)data[pos + 1] << 8;
+        pos += 2;
+        if (pos > size)
+            pos = size;
+        if (len > size - pos)
+            len = size - pos;
+        on_message(r, g, data + pos, len);
+        pos += len;
+    }
+    check_observations(r, g);
+    r->destroy(&g);
+    r->setup_destroy(&setup);
+    return 0;
+}
