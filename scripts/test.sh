@@ -10,7 +10,9 @@ dir=build; setup_args=(); cc=${CC:-}
 case "${1:-}" in
   --sanitize) dir=build-asan
               setup_args=(-Db_sanitize=address,undefined -Db_lundef=false)
-              export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 ;;
+              export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
+              # the same property tests over fewer random games (check.h)
+              export MAAT_TEST_SCALE=${MAAT_TEST_SCALE:-0.25} ;;
   --clang)    dir=build-clang; cc=clang ;;
   "")         ;;
   *) echo "usage: scripts/test.sh [--sanitize|--clang]" >&2; exit 2 ;;

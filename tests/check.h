@@ -7,6 +7,7 @@
 #define MAAT_TEST_CHECK_H
 
 #include <stdio.h>
+#include <stdlib.h>
 
 static int check_failures, check_count;
 
@@ -25,6 +26,17 @@ static inline int check_done(const char *name)
 {
     printf("%s: %d checks, %d failed\n", name, check_count, check_failures);
     return check_failures ? 1 : 0;
+}
+
+
+/* MAAT_TEST_SCALE (e.g. 0.25 under sanitizers, see scripts/test.sh) scales
+ * the number of games: the same properties, fewer samples. */
+static inline int check_scaled(int n)
+{
+    const char *s = getenv("MAAT_TEST_SCALE");
+    double f = s ? atof(s) : 1.0;
+    int m = (int)(n * (f > 0 ? f : 1.0));
+    return m < 1 ? 1 : m;
 }
 
 #endif
