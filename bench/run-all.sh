@@ -26,13 +26,21 @@ sec_args=()
 # The bench programs, as ninja targets (path in the build dir).  Add new
 # ones here and run them below.
 benches=(bench/bench-rules)
+# ... and the referee's benchmarks (docs/PERFORMANCE.md, referee overhead,
+# match throughput, memory), with the programs they run.
+benches+=(bench/bench-pingpong bench/bench-decision referee/maat-referee
+          ladder/maat-ladder sample-bots/maat-random tests/maat-spy-bot)
 
 if [ ! -d "$build" ]; then
     meson setup "$build" "$root" --buildtype=release
 fi
 # Only what the benchmarks need (the library and the bench programs), so an
 # unrelated part of the tree that does not build yet does not stop us.
-ninja -C "$build" "${benches[@]}" >/dev/null
+if ! log=$(ninja -C "$build" "${benches[@]}" 2>&1); then
+    printf '%s\n' "$log" | tail -n 30 >&2
+    echo "run-all.sh: the release build in $build failed (above)" >&2
+    exit 1
+fi
 
 echo "# maat benchmarks -- $(date -u +%Y-%m-%dT%H:%M:%SZ)"
 echo "# $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
@@ -42,6 +50,25 @@ echo
 
 # --- the rules engine: random full games, one core ----------------------
 "$build/bench/bench-rules" "${sec_args[@]}"
+echo
+
+# --- the physical limit: raw ZeroMQ round trips, ipc and tcp ------------
+# (request and action sizes: the means bench-decision measures, 2 seats)
+"$build/bench/bench-pingpong" --req-bytes 793 --act-bytes 52
+echo
+
+# --- the referee's cost per decision vs raw ZeroMQ, interleaved ----------
+"$build/bench/bench-decision" --seats 2
+echo
+"$build/bench/bench-decision" --seats 4
+echo
+
+# --- match throughput: series, spawned per game, maat-ladder --jobs 1/2 --
+"$root/bench/bench_throughput.sh" --build "$build"
+echo
+
+# --- memory: referee peak RSS, per concurrent match -----------------------
+"$root/bench/bench_memory.sh" --build "$build"
 echo
 
 # --- add further bench programs here (and to benches=() above), e.g.:

@@ -1189,7 +1189,7 @@ static void test_seed_from_match_id(void)
 
 static int files_equal(const char *a, const char *b, size_t *len)
 {
-    size_t la, lb;
+    size_t la = 0, lb = 0;
     uint8_t *x = read_all(a, &la), *y = read_all(b, &lb);
     int eq = x && y && la == lb && memcmp(x, y, la) == 0;
     *len = x ? la : 0;
