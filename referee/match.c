@@ -31,6 +31,15 @@
 #include "record.h"
 #include "transport.h"
 
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MAAT_HAS_ASAN 1
+#endif
+#endif
+#ifndef MAAT_HAS_ASAN
+#define MAAT_HAS_ASAN 0
+#endif
+
 const char *const maat_fault_names[MAAT_FAULT_KINDS] = {
     "timeout", "illegal", "malformed", "crash", "no_hello"};
 
@@ -152,6 +161,12 @@ void maat_match_config_init(maat_match_config *c)
     c->policy.strikes[MAAT_FAULT_CRASH] = 0;
     c->policy.strikes[MAAT_FAULT_NO_HELLO] = 0;
     c->limits.address_space = 2ULL << 30;
+#if defined(__SANITIZE_ADDRESS__) || MAAT_HAS_ASAN
+    /* An AddressSanitizer build reserves terabytes of shadow address
+     * space, and the bots of such a build tree are sanitized too: any
+     * address-space limit would stop them before their hello. */
+    c->limits.address_space = 0;
+#endif
     c->limits.cpu_seconds = 600;
     c->limits.processes = 64;
     c->limits.open_files = 256;
