@@ -71,8 +71,26 @@ typedef struct rbot {
     uint64_t cpu_ns_total;
 } rbot;
 
+typedef struct outbuf {
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+} outbuf;
+
+/* One applied decision, kept as plain data during the game; the record's
+ * JSON is built from these once, at the end, and only if it is wanted. */
+typedef struct decision_rec {
+    int seat;
+    int by_bot;
+    maat_action action;
+    int64_t wall_ns;
+    uint64_t cpu_ns;
+} decision_rec;
+
 typedef struct match {
     const maat_match_config *c;
+    outbuf ob;
+    decision_rec *dec;
+    size_t n_dec, cap_dec;
     maat_transport *tr;
     int sigfd;
     sigset_t oldmask;
@@ -192,15 +210,13 @@ int maat_fault_policy_parse(const char *text, int *strikes)
 
 /* ---- sending -------------------------------------------------------- */
 
-typedef struct outbuf {
-    msgpack_sbuffer sb;
-    msgpack_packer pk;
-} outbuf;
-
-static void out_init(outbuf *o)
+/* The match's one output buffer, emptied for each message: every message
+ * is sent before the next is built, and reusing it saves an allocation per
+ * message on the per-decision path. */
+static outbuf *out_begin(match *m)
 {
-    msgpack_sbuffer_init(&o->sb);
-    msgpack_packer_init(&o->pk, &o->sb, msgpack_sbuffer_write);
+    m->ob.sb.size = 0;
+    return &m->ob;
 }
 
 static void fault(match *m, rbot *b, int kind, const char *fmt, ...)
@@ -221,7 +237,6 @@ static int send_to(match *m, rbot *b, outbuf *o)
                   zmq_strerror(zmq_errno()));
         b->dead = 1;
     }
-    msgpack_sbuffer_destroy(&o->sb);
     return rc;
 }
 
@@ -306,30 +321,27 @@ static rbot *bot_by_rid(match *m, const maat_inbound *in)
 
 static void send_reject(match *m, const maat_inbound *in, const char *reason)
 {
-    outbuf o;
-    out_init(&o);
-    msgpack_pack_map(&o.pk, 2);
-    maat_pack_kv_str(&o.pk, "type", "reject");
-    maat_pack_kv_str(&o.pk, "reason", reason);
-    maat_transport_send(m->tr, in->rid, in->rid_len, o.sb.data, o.sb.size);
-    msgpack_sbuffer_destroy(&o.sb);
+    outbuf *o = out_begin(m);
+    msgpack_pack_map(&o->pk, 2);
+    maat_pack_kv_str(&o->pk, "type", "reject");
+    maat_pack_kv_str(&o->pk, "reason", reason);
+    maat_transport_send(m->tr, in->rid, in->rid_len, o->sb.data, o->sb.size);
 }
 
 static void send_welcome(match *m, rbot *b)
 {
-    outbuf o;
-    out_init(&o);
+    outbuf *o = out_begin(m);
     /* No match id and nothing else derived from the seed: a default id
      * hashes the seed, and a bot that could invert it would know the deck. */
-    msgpack_pack_map(&o.pk, 6);
-    maat_pack_kv_str(&o.pk, "type", "welcome");
-    maat_pack_kv_int(&o.pk, "version", MAAT_PROTOCOL_VERSION);
-    maat_pack_kv_str(&o.pk, "game", m->c->rules->name);
-    maat_pack_kv_str(&o.pk, "rules_version", m->c->rules->rules_version);
-    maat_pack_kv_int(&o.pk, "games", m->c->games);
-    maat_pack_str(&o.pk, "setup");
-    m->c->rules->setup_encode(m->setup, &o.pk);
-    send_to(m, b, &o);
+    msgpack_pack_map(&o->pk, 6);
+    maat_pack_kv_str(&o->pk, "type", "welcome");
+    maat_pack_kv_int(&o->pk, "version", MAAT_PROTOCOL_VERSION);
+    maat_pack_kv_str(&o->pk, "game", m->c->rules->name);
+    maat_pack_kv_str(&o->pk, "rules_version", m->c->rules->rules_version);
+    maat_pack_kv_int(&o->pk, "games", m->c->games);
+    maat_pack_str(&o->pk, "setup");
+    m->c->rules->setup_encode(m->setup, &o->pk);
+    send_to(m, b, o);
 }
 
 /* A hello from an unknown address: find the seat by token. */
@@ -701,14 +713,13 @@ static void assign_seats(match *m, int k)
 
 static void send_start(match *m, rbot *b)
 {
-    outbuf o;
-    out_init(&o);
-    msgpack_pack_map(&o.pk, 4);
-    maat_pack_kv_str(&o.pk, "type", "start");
-    maat_pack_kv_int(&o.pk, "game_index", m->game_index);
-    maat_pack_kv_int(&o.pk, "seat", b->seat);
-    maat_pack_kv_int(&o.pk, "seats", m->n);
-    send_to(m, b, &o);
+    outbuf *o = out_begin(m);
+    msgpack_pack_map(&o->pk, 4);
+    maat_pack_kv_str(&o->pk, "type", "start");
+    maat_pack_kv_int(&o->pk, "game_index", m->game_index);
+    maat_pack_kv_int(&o->pk, "seat", b->seat);
+    maat_pack_kv_int(&o->pk, "seats", m->n);
+    send_to(m, b, o);
 }
 
 static int64_t base_ms(const match *m, const rbot *b)
@@ -720,9 +731,8 @@ static int send_request(match *m, rbot *b, maat_decision d,
                         const maat_action *legal, int n_legal)
 {
     const maat_rules *r = m->c->rules;
-    outbuf o;
-    out_init(&o);
-    msgpack_packer *pk = &o.pk;
+    outbuf *o = out_begin(m);
+    msgpack_packer *pk = &o->pk;
     b->outstanding = ++m->seq;
     msgpack_pack_map(pk, 8);
     maat_pack_kv_str(pk, "type", "request");
@@ -742,27 +752,47 @@ static int send_request(match *m, rbot *b, maat_decision d,
     maat_pack_kv_int(pk, "time_left_ms", base_ms(m, b) + b->bank_ms);
     maat_pack_kv_int(pk, "decision_ms", base_ms(m, b));
     maat_pack_kv_int(pk, "bank_ms", b->bank_ms);
-    return send_to(m, b, &o);
+    return send_to(m, b, o);
 }
 
-/* Record one applied decision. */
-static void record_decision(match *m, int seat, const maat_action *a,
-                            const char *by, int64_t wall_ns, uint64_t cpu_ns)
+/* Keep one applied decision. */
+static int record_decision(match *m, int seat, const maat_action *a,
+                           int by_bot, int64_t wall_ns, uint64_t cpu_ns)
+{
+    if (m->n_dec == m->cap_dec) {
+        size_t cap = m->cap_dec ? m->cap_dec * 2 : 256;
+        decision_rec *d = realloc(m->dec, cap * sizeof *d);
+        if (!d)
+            return MAAT_ENOMEM;
+        m->dec = d;
+        m->cap_dec = cap;
+    }
+    decision_rec r = {seat, by_bot, *a, wall_ns, cpu_ns};
+    m->dec[m->n_dec++] = r;
+    return MAAT_OK;
+}
+
+/* The decisions as the record's JSON array. */
+static json_t *decisions_json(match *m)
 {
     const maat_rules *r = m->c->rules;
-    outbuf o;
-    out_init(&o);
-    r->encode_action(m->g, a, &o.pk);
-    json_t *action = maat_json_from_msgpack_bytes(o.sb.data, o.sb.size);
-    msgpack_sbuffer_destroy(&o.sb);
-    json_t *d = json_pack("{s:i, s:s, s:o, s:s}", "seat", seat, "kind",
-                          r->decision_names[a->kind], "action", action, "by",
-                          by);
-    if (m->c->record_timing) {
-        json_object_set_new(d, "wall_us", json_integer(wall_ns / 1000));
-        json_object_set_new(d, "cpu_us", json_integer((json_int_t)(cpu_ns / 1000)));
+    json_t *all = json_array();
+    for (size_t i = 0; i < m->n_dec; i++) {
+        const decision_rec *d = &m->dec[i];
+        outbuf *o = out_begin(m);
+        r->encode_action(m->g, &d->action, &o->pk);
+        json_t *action = maat_json_from_msgpack_bytes(o->sb.data, o->sb.size);
+        json_t *j = json_pack("{s:i, s:s, s:o, s:s}", "seat", d->seat, "kind",
+                              r->decision_names[d->action.kind], "action",
+                              action, "by", d->by_bot ? "bot" : "default");
+        if (m->c->record_timing) {
+            json_object_set_new(j, "wall_us", json_integer(d->wall_ns / 1000));
+            json_object_set_new(j, "cpu_us",
+                                json_integer((json_int_t)(d->cpu_ns / 1000)));
+        }
+        json_array_append_new(all, j);
     }
-    json_array_append_new(m->decisions, d);
+    return all;
 }
 
 /* Ask the seat's bot for an action; fall back to the default policy. */
@@ -779,14 +809,14 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
         r->legal_actions(m->g, legal, n_legal);
     }
     maat_error err = {0};
-    const char *by = "default";
     int64_t wall = 0;
     uint64_t cpu = 0;
     if (b->dead && !b->out)
         fault(m, b, b->dead_kind, "%s", b->dead_detail);
+    /* the clock starts before the send: sending is part of the turn */
+    int64_t t0 = now_ns();
+    uint64_t cpu0 = !b->out && b->proc ? maat_proc_cpu_ns(b->proc) : 0;
     if (!b->out && send_request(m, b, d, legal, n_legal) == 0) {
-        int64_t t0 = now_ns();
-        uint64_t cpu0 = b->proc ? maat_proc_cpu_ns(b->proc) : 0;
         int64_t allowed = base_ms(m, b) + b->bank_ms;
         int64_t deadline = t0 + (allowed + m->c->clock.grace_ms) * 1000000;
         m->pending_action_ok = 0;
@@ -814,7 +844,7 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
             b->bank_ms += m->c->clock.increment_ms;
             a = m->pending_action;
             if (r->apply(m->g, &a, ev, &err) == MAAT_OK) {
-                record_decision(m, d.seat, &a, "bot", wall, cpu);
+                record_decision(m, d.seat, &a, 1, wall, cpu);
                 goto done;
             }
             fault(m, b, MAAT_FAULT_ILLEGAL, "%s", err.msg);
@@ -834,7 +864,7 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
             free(legal);
         return MAAT_ESTATE; /* cannot happen: a legal action was refused */
     }
-    record_decision(m, d.seat, &a, by, wall, cpu);
+    record_decision(m, d.seat, &a, 0, wall, cpu);
 done:
     if (legal != legal_small)
         free(legal);
@@ -843,9 +873,8 @@ done:
 
 static void send_end(match *m, rbot *b, const int *ranks)
 {
-    outbuf o;
-    out_init(&o);
-    msgpack_packer *pk = &o.pk;
+    outbuf *o = out_begin(m);
+    msgpack_packer *pk = &o->pk;
     int seats = m->n;
     msgpack_pack_map(pk, 5);
     maat_pack_kv_str(pk, "type", "end");
@@ -858,7 +887,7 @@ static void send_end(match *m, rbot *b, const int *ranks)
     msgpack_pack_array(pk, (size_t)seats);
     for (int i = 0; i < seats; i++)
         msgpack_pack_int(pk, ranks[i]);
-    send_to(m, b, &o);
+    send_to(m, b, o);
 }
 
 static int finish_game(match *m, int64_t started_ns, maat_error *err)
@@ -878,12 +907,14 @@ static int finish_game(match *m, int64_t started_ns, maat_error *err)
         names[s] = m->bot[m->seat_bot[s]].spec->name;
         out[s] = m->bot[m->seat_bot[s]].out;
     }
+    m->decisions = m->c->record_path ? decisions_json(m) : json_array();
     maat_game_result res = {
         .rules = r, .setup_name = maat_options_get(&m->c->options, "deck"),
         .seed = m->game_seed, .game_index = m->game_index,
         .match_id = m->match_id, .seats = m->n, .bot_names = names,
         .scores = sc, .ranks = ranks, .out = out,
-        .decisions = m->decisions, .faults = m->faults,
+        .decisions = m->decisions, .n_decisions = (int)m->n_dec,
+        .faults = m->faults,
         .duration_ms = (now_ns() - started_ns) / 1000000};
     int rc = MAAT_OK;
     if (m->c->record_path) {
@@ -927,7 +958,8 @@ static int play_game(match *m, int k, maat_error *err)
     m->g = r->game_new(m->setup, m->game_seed, m->n, &m->ev, err);
     if (!m->g)
         return err->code;
-    m->decisions = json_array();
+    m->n_dec = 0;
+    m->decisions = NULL;
     m->faults = json_array();
     for (int i = 0; i < m->n; i++) {
         rbot *b = &m->bot[i];
@@ -995,11 +1027,10 @@ static void print_summary(const match *m)
 static void send_bye(match *m)
 {
     for (int i = 0; i < m->n; i++) {
-        outbuf o;
-        out_init(&o);
-        msgpack_pack_map(&o.pk, 1);
-        maat_pack_kv_str(&o.pk, "type", "bye");
-        send_to(m, &m->bot[i], &o);
+        outbuf *o = out_begin(m);
+        msgpack_pack_map(&o->pk, 1);
+        maat_pack_kv_str(&o->pk, "type", "bye");
+        send_to(m, &m->bot[i], o);
     }
 }
 
@@ -1030,6 +1061,8 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
     m->c = c;
     m->n = c->n_bots;
     m->sigfd = -1;
+    msgpack_sbuffer_init(&m->ob.sb);
+    msgpack_packer_init(&m->ob.pk, &m->ob.sb, msgpack_sbuffer_write);
     int rc = MAAT_OK;
     if (m->n < c->rules->min_seats || m->n > c->rules->max_seats) {
         rc = maat_error_set(err, MAAT_EINVAL, "%s is for %d to %d seats; "
@@ -1081,6 +1114,8 @@ out:
         close(m->sigfd);
         sigprocmask(SIG_SETMASK, &m->oldmask, NULL);
     }
+    msgpack_sbuffer_destroy(&m->ob.sb);
+    free(m->dec);
     free(m);
     return rc;
 }

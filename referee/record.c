@@ -222,7 +222,7 @@ static json_t *ladder_json(const maat_game_result *r)
                      "game_index", r->game_index, "seats", r->seats, "bots",
                      bots, "ranks", ranks, "scores", scores, "out", out,
                      "faults", r->faults, "decisions",
-                     (json_int_t)json_array_size(r->decisions), "duration_ms",
+                     (json_int_t)r->n_decisions, "duration_ms",
                      (json_int_t)r->duration_ms);
 }
 

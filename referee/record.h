@@ -23,7 +23,8 @@ typedef struct maat_game_result {
     const maat_score *scores;     /* by seat */
     const int *ranks;             /* match ranks, after forfeits */
     const int *out;               /* 1 = the seat was out */
-    json_t *decisions;            /* borrowed */
+    json_t *decisions;            /* borrowed; empty if not recorded */
+    int n_decisions;
     json_t *faults;               /* borrowed */
     int64_t duration_ms;
 } maat_game_result;
