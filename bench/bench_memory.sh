@@ -39,9 +39,11 @@ for p in "$ref" "$bot"; do
     [ -x "$p" ] || { echo "bench_memory.sh: no $p (ninja -C $build)" >&2; exit 1; }
 done
 
-bots_for() {
+bots=()
+set_bots() { # SEATS: bots=(--bot r0=BOT --bot r1=BOT ...)
     local i
-    for ((i = 0; i < $1; i++)); do printf -- "--bot r%d=%s " "$i" "$bot"; done
+    bots=()
+    for ((i = 0; i < $1; i++)); do bots+=(--bot "r$i=$bot"); done
 }
 status_kb() { # PID FIELD -> kB from /proc/PID/status (empty once gone)
     awk -v f="$2:" '$1 == f {print $2}' "/proc/$1/status" 2>/dev/null || true
@@ -57,8 +59,8 @@ echo
 echo "## one match: referee peak RSS (VmHWM polled every 2 ms until exit)"
 printf "%5s %6s %9s %9s %9s %7s  %s\n" seats games VmHWM_kB RssAnon RssFile threads command
 for seats in 2 4; do
-    # shellcheck disable=SC2046
-    "$ref" --quiet --games "$games" --seed 1 $(bots_for "$seats") &
+    set_bots "$seats"
+    "$ref" --quiet --games "$games" --seed 1 "${bots[@]}" &
     pid=$!
     hwm=0 anon=0 file=0 thr=0
     while kill -0 "$pid" 2>/dev/null; do
@@ -78,9 +80,9 @@ for seats in 2 4; do
         "maat-referee --quiet --games $games --seed 1 + $seats x --bot rK=maat-random"
 done
 if [ -x /usr/bin/time ]; then
-    # shellcheck disable=SC2046
-    /usr/bin/time -f "%M" -o /tmp/maat-bench-mem.$$ "$ref" --quiet --games 20 --seed 1 $(bots_for 2)
-    echo "(/usr/bin/time -v 'Maximum resident set size' of the same 2-seat run: $(cat /tmp/maat-bench-mem.$$) kB;"
+    set_bots 2
+    /usr/bin/time -f "%M" -o /tmp/maat-bench-mem.$$ "$ref" --quiet --games 20 --seed 1 "${bots[@]}"
+    echo "(/usr/bin/time -v 'Maximum resident set size' of a 20-game 2-seat run: $(cat /tmp/maat-bench-mem.$$) kB;"
     echo " that is the largest of the referee and its reaped bots, not the referee alone)"
     rm -f /tmp/maat-bench-mem.$$
 fi
@@ -88,8 +90,8 @@ fi
 # --- 2. what the memory is -------------------------------------------------
 echo
 echo "## one referee's mappings mid-match (2 seats), grouped; kB"
-# shellcheck disable=SC2046
-"$ref" --quiet --games "$((games * 4))" --seed 1 $(bots_for 2) 2>/dev/null &
+set_bots 2
+"$ref" --quiet --games "$((games * 4))" --seed 1 "${bots[@]}" 2>/dev/null &
 pid=$!
 sleep 1
 if [ -r "/proc/$pid/smaps" ]; then
@@ -119,7 +121,7 @@ if [ -r "/proc/$pid/smaps" ]; then
         awk -F'\t' 'BEGIN { printf "%-50s %8s %8s %9s\n", "mapping", "Rss", "Pss", "PrivDirty" }
             { printf "%-50s %8d %8d %9d\n", $4, $1, $2, $3; r += $1; p += $2; d += $3 }
             END { printf "%-50s %8d %8d %9d\n", "total", r, p, d }' || true
-    echo "threads: $(ls "/proc/$pid/task" | wc -l) ($(cat /proc/"$pid"/task/*/comm | sort | uniq -c | awk '{printf "%s%s x%d", s, $2, $1; s=", "}'))"
+    echo "threads: $(find "/proc/$pid/task" -mindepth 1 -maxdepth 1 | wc -l) ($(cat /proc/"$pid"/task/*/comm | sort | uniq -c | awk '{printf "%s%s x%d", s, $2, $1; s=", "}'))"
 fi
 kill "$pid" 2>/dev/null || true
 wait "$pid" 2>/dev/null || true
@@ -131,8 +133,8 @@ printf "%4s %10s %10s %12s %12s\n" k ref_Rss ref_Pss ref_Private bots_Pss
 for k in $ks; do
     pids=()
     for ((i = 0; i < k; i++)); do
-        # shellcheck disable=SC2046
-        "$ref" --quiet --games "$((games * 4))" --seed "$((i + 1))" $(bots_for 2) 2>/dev/null &
+        set_bots 2
+        "$ref" --quiet --games "$((games * 4))" --seed "$((i + 1))" "${bots[@]}" 2>/dev/null &
         pids+=($!)
     done
     sleep 1
@@ -142,6 +144,7 @@ for k in $ks; do
         pc=$(rollup_kb "$p" Private_Clean); pdd=$(rollup_kb "$p" Private_Dirty)
         [ -n "$r" ] || continue
         rss=$((rss + r)); pss=$((pss + s)); priv=$((priv + pc + pdd)); n=$((n + 1))
+        # shellcheck disable=SC2013
         for c in $(cat /proc/"$p"/task/*/children 2>/dev/null); do
             b=$(rollup_kb "$c" Pss)
             bpss=$((bpss + ${b:-0}))

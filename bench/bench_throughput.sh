@@ -52,10 +52,11 @@ cpu_s() { if [ -s "$tmp/cpu" ]; then awk '{printf "%.2f", $1 + $2}' "$tmp/cpu"; 
 cpu_per() { if [ "$1" = "?" ]; then echo "?"; else calc "1000 * $1 / $2" | xargs printf "%.2f"; fi; }
 median() { sort -g | awk '{a[NR]=$1} END {print (NR % 2) ? a[(NR+1)/2] : (a[NR/2] + a[NR/2+1]) / 2}'; }
 
-bots_for() { # seats -> --bot options
-    local i args=()
-    for ((i = 0; i < $1; i++)); do args+=(--bot "r$i=$bot"); done
-    echo "${args[@]}"
+bots=()
+set_bots() { # SEATS: bots=(--bot r0=BOT --bot r1=BOT ...)
+    local i
+    bots=()
+    for ((i = 0; i < $1; i++)); do bots+=(--bot "r$i=$bot"); done
 }
 
 echo "# bench_throughput: Pyramids games/s, bots answering at once (maat-random)"
@@ -66,8 +67,8 @@ printf "%-8s %5s %6s %8s %9s %8s %10s  %s\n" kind seats games wall_s games/s cpu
 for seats in 2 4; do
     rates=()
     for ((r = 0; r < repeat; r++)); do
-        # shellcheck disable=SC2046
-        cmd=("$ref" --quiet --games "$games" --seed 1 $(bots_for "$seats"))
+        set_bots "$seats"
+        cmd=("$ref" --quiet --games "$games" --seed 1 "${bots[@]}")
         rm -f "$tmp/cpu"
         t0=$(now)
         "${timer[@]}" "${cmd[@]}"
@@ -92,10 +93,11 @@ for seats in 2 4; do
     for ((r = 0; r < repeat; r++)); do
         rm -f "$tmp/cpu"
         t0=$(now)
-        # shellcheck disable=SC2046
+        set_bots "$seats"
+        # shellcheck disable=SC2016
         "${timer[@]}" bash -c 'ref=$1; n=$2; shift 2
             for ((i = 1; i <= n; i++)); do "$ref" --quiet --seed "$i" "$@"; done' \
-            _ "$ref" "$n_spawn" $(bots_for "$seats")
+            _ "$ref" "$n_spawn" "${bots[@]}"
         t1=$(now)
         wall=$(calc "$t1 - $t0")
         rate=$(calc "$n_spawn / $wall")
