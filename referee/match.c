@@ -909,7 +909,7 @@ static int finish_game(match *m, int64_t started_ns, maat_error *err)
     }
     m->decisions = m->c->record_path ? decisions_json(m) : json_array();
     maat_game_result res = {
-        .rules = r, .setup_name = maat_options_get(&m->c->options, "deck"),
+        .rules = r, .options = &m->c->options,
         .seed = m->game_seed, .game_index = m->game_index,
         .match_id = m->match_id, .seats = m->n, .bot_names = names,
         .scores = sc, .ranks = ranks, .out = out,

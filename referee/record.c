@@ -132,11 +132,15 @@ static json_t *record_json(const maat_game_result *r)
     for (int s = 0; s < r->seats; s++)
         json_array_append_new(seats, json_pack("{s:i, s:s}", "seat", s, "bot",
                                                r->bot_names[s]));
-    return json_pack("{s:s, s:i, s:s, s:s, s:s, s:s, s:i, s:I, s:o, s:O, "
+    json_t *options = json_object(); /* e.g. {"deck": "my-deck.txt"} */
+    for (int i = 0; r->options && i < r->options->count; i++)
+        json_object_set_new(options, r->options->key[i],
+                            json_string(r->options->value[i]));
+    return json_pack("{s:s, s:i, s:s, s:s, s:o, s:s, s:i, s:I, s:o, s:O, "
                      "s:O, s:o}",
                      "format", "maat-record", "version", 1, "game",
                      r->rules->name, "rules_version", r->rules->rules_version,
-                     "deck", r->setup_name ? r->setup_name : "reference",
+                     "options", options,
                      "match", r->match_id, "game_index", r->game_index,
                      "seed", (json_int_t)r->seed, "seats", seats, "decisions",
                      r->decisions, "faults", r->faults, "result",

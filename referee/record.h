@@ -14,7 +14,7 @@
 
 typedef struct maat_game_result {
     const maat_rules *rules;
-    const char *setup_name; /* deck file or NULL for the reference */
+    const maat_options *options; /* the game's options (e.g. deck file) */
     uint64_t seed;
     int game_index;
     const char *match_id;

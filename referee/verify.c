@@ -102,7 +102,7 @@ int maat_record_verify(const char *path, const char *deck, FILE *report,
     json_t *decisions = json_object_get(rec, "decisions");
     json_t *seats = json_object_get(rec, "seats");
     json_t *seed = json_object_get(rec, "seed");
-    const char *deck_name = json_string_value(json_object_get(rec, "deck"));
+    json_t *options = json_object_get(rec, "options");
     if (!r || !json_is_array(decisions) || !json_is_array(seats) ||
         !json_is_integer(seed)) {
         maat_error_set(err, MAAT_EFORMAT, "%s: not a maat record (needs game, "
@@ -114,11 +114,15 @@ int maat_record_verify(const char *path, const char *deck, FILE *report,
     if (!rv || strcmp(rv, r->rules_version) != 0)
         diff(report, &n, "rules version: record %s, this build %s",
              rv ? rv : "(none)", r->rules_version);
+    /* the game's options as recorded (e.g. its deck file); --deck wins */
     maat_options opt = {0};
+    const char *key;
+    json_t *value;
+    json_object_foreach(options, key, value)
+        if (json_is_string(value))
+            maat_options_set(&opt, key, json_string_value(value));
     if (deck)
         maat_options_set(&opt, "deck", deck);
-    else if (deck_name && strcmp(deck_name, "reference") != 0)
-        maat_options_set(&opt, "deck", deck_name);
     maat_setup *setup = r->setup_new(&opt, err);
     maat_game *g = NULL;
     if (setup)

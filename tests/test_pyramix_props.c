@@ -1005,7 +1005,7 @@ static void random_positions(int count)
 
 int main(int argc, char **argv)
 {
-    int games = argc > 1 ? atoi(argv[1]) : GAMES_PER_SEATS;
+    int games = argc > 1 ? atoi(argv[1]) : check_scaled(GAMES_PER_SEATS);
     maat_error err = {0, ""};
     setup = R->setup_new(NULL, &err);
     CHECK(setup != NULL, "setup_new: %s", err.msg);

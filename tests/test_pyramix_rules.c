@@ -1308,6 +1308,10 @@ static void test_illegal(void)
     refused(g, -1, 0, 0, "not a place");
     refused(g, 3, 3, 0, "not a place");
     refused(g, 2, 2, 2, "not a place");
+    refused(g, 100, -100, 0, "not a place");
+    /* any int32 reaches apply through the C interface: no overflow */
+    refused(g, INT32_MAX, INT32_MAX, 2, "not a place");
+    refused(g, INT32_MIN, 1, 0, "not a place");
     refused(g, 0, 0, 0, "empty");
     refused(g, 1, 1, 0, "fewer than 2 faces");
     refused(g, 1, 2, 2, "fewer than 2 faces");

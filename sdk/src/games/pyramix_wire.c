@@ -348,10 +348,11 @@ maat_game *pmx_determinize(const maat_view *v, maat_rng *rng,
     for (int c = 0; c < MAAT_PMX_CUBES; c++)
         if (!used[c])
             pool[n_pool++] = c;
-    if (n_pool < hidden) {
+    if (n_pool != hidden) { /* every cube is in the tray or collected */
         free(g);
-        maat_error_set(err, MAAT_EDECODE, "more hidden places than unseen "
-                       "cubes");
+        maat_error_set(err, MAAT_EDECODE, "%d hidden places but %d unseen "
+                       "cubes: the observation does not add up", hidden,
+                       n_pool);
         return NULL;
     }
     maat_rng_shuffle_int(rng, pool, n_pool);
