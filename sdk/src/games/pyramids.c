@@ -30,6 +30,8 @@ static const char *const score_parts[] = {
 static void emit(maat_events *ev, uint32_t to, int kind, int seat, int a0,
                  int a1, int a2)
 {
+    if (!ev) /* playouts pass no list: skip building the event at all */
+        return;
     maat_event e = {to, (int16_t)kind, (int16_t)seat, {a0, a1, a2, 0, 0, 0}};
     maat_events_push(ev, &e);
 }
@@ -172,24 +174,50 @@ static void next_pair(maat_pyr_state *st, maat_events *ev)
     end_round(st, ev);
 }
 
-int pyr_tile_available(const maat_pyr_state *st, int tile)
+/* Inlined into the GOD enumeration and check below; the exported
+ * pyr_tile_available is the same test for pyramids_wire.c. */
+static inline int tile_available(const maat_pyr_state *st, int tile)
 {
     return tile >= 1 && tile <= pyr_tiles(st->seats) &&
            tile != st->set_aside && st->tile_owner[tile] < 0;
 }
 
-/* ---- the pyramid ---------------------------------------------------- */
-
-static int cell(const maat_pyr_seat *s, int stage, int pos)
+int pyr_tile_available(const maat_pyr_state *st, int tile)
 {
-    int i = pos + MAAT_PYR_POS_OFFSET;
-    if (stage < 0 || stage >= MAAT_PYR_STAGES || i < 0 ||
-        i >= MAAT_PYR_POSITIONS)
-        return -1;
-    return s->grid[stage][i];
+    return tile_available(st, tile);
 }
 
-int maat_pyr_spots(const maat_pyr_seat *s, int spot[][2], int cap)
+/* ---- the pyramid ---------------------------------------------------- */
+
+/* The base row: how many cards it holds and its leftmost and rightmost
+ * positions (99 and -99 when it is empty, as only a hand-built state can
+ * be with pyramid_n > 0). */
+static int base_span(const maat_pyr_seat *s, int *lo, int *hi)
+{
+    int base = 0;
+    *lo = 99;
+    *hi = -99;
+    for (int i = 0; i < MAAT_PYR_POSITIONS; i++)
+        if (s->grid[0][i] >= 0) {
+            if (base++ == 0)
+                *lo = i - MAAT_PYR_POS_OFFSET;
+            *hi = i - MAAT_PYR_POS_OFFSET;
+        }
+    return base;
+}
+
+/* Position p of stage s > 0 is a spot when it is free and both cards
+ * under it (p and p + 1 of stage s - 1) are there.  Index arithmetic
+ * only: for s >= 1 every p in -3..3-s has p + 1 inside the row below. */
+static inline int upper_spot(const maat_pyr_seat *s, int stage, int i)
+{
+    return s->grid[stage][i] < 0 && s->grid[stage - 1][i] >= 0 &&
+           s->grid[stage - 1][i + 1] >= 0;
+}
+
+/* maat_pyr_spots; static so that build_actions inlines it rather than
+ * calling through the shared library's PLT. */
+static int spots(const maat_pyr_seat *s, int spot[][2], int cap)
 {
     int n = 0;
     if (s->pyramid_n == 0) {
@@ -199,38 +227,44 @@ int maat_pyr_spots(const maat_pyr_seat *s, int spot[][2], int cap)
         }
         return 1;
     }
-    int lo = 99, hi = -99, base = 0;
-    for (int p = -MAAT_PYR_POS_OFFSET; p <= MAAT_PYR_POS_OFFSET; p++)
-        if (cell(s, 0, p) >= 0) {
-            base++;
-            lo = p < lo ? p : lo;
-            hi = p > hi ? p : hi;
-        }
-    if (base < 4) {
+    int lo, hi;
+    if (base_span(s, &lo, &hi) < 4) {
         if (n < cap) { spot[n][0] = 0; spot[n][1] = lo - 1; }
         n++;
         if (n < cap) { spot[n][0] = 0; spot[n][1] = hi + 1; }
         n++;
     }
     for (int stage = 1; stage < MAAT_PYR_STAGES; stage++)
-        for (int p = -MAAT_PYR_POS_OFFSET; p <= MAAT_PYR_POS_OFFSET - stage;
-             p++)
-            if (cell(s, stage, p) < 0 && cell(s, stage - 1, p) >= 0 &&
-                cell(s, stage - 1, p + 1) >= 0) {
-                if (n < cap) { spot[n][0] = stage; spot[n][1] = p; }
+        for (int i = 0; i < MAAT_PYR_POSITIONS - stage; i++)
+            if (upper_spot(s, stage, i)) {
+                if (n < cap) {
+                    spot[n][0] = stage;
+                    spot[n][1] = i - MAAT_PYR_POS_OFFSET;
+                }
                 n++;
             }
     return n;
 }
 
+int maat_pyr_spots(const maat_pyr_seat *s, int spot[][2], int cap)
+{
+    return spots(s, spot, cap);
+}
+
+/* Is (stage, pos) among maat_pyr_spots(s)?  Decided for that one spot
+ * rather than by listing them all: apply asks this on every build. */
 static int spot_is_legal(const maat_pyr_seat *s, int stage, int pos)
 {
-    int spot[16][2];
-    int n = maat_pyr_spots(s, spot, 16);
-    for (int i = 0; i < n; i++)
-        if (spot[i][0] == stage && spot[i][1] == pos)
-            return 1;
-    return 0;
+    if (s->pyramid_n == 0)
+        return stage == 0 && pos == 0;
+    if (stage == 0) {
+        int lo, hi;
+        return base_span(s, &lo, &hi) < 4 && (pos == lo - 1 || pos == hi + 1);
+    }
+    if (stage < 1 || stage >= MAAT_PYR_STAGES ||
+        pos < -MAAT_PYR_POS_OFFSET || pos > MAAT_PYR_POS_OFFSET - stage)
+        return 0;
+    return upper_spot(s, stage, pos + MAAT_PYR_POS_OFFSET);
 }
 
 static int hand_index(const maat_pyr_seat *s, int card)
@@ -243,8 +277,9 @@ static int hand_index(const maat_pyr_seat *s, int card)
 
 static void hand_remove(maat_pyr_seat *s, int card)
 {
-    int i = hand_index(s, card);
-    memmove(&s->hand[i], &s->hand[i + 1], (size_t)(s->hand_n - i - 1));
+    /* a plain loop: at most two bytes move, less than a memmove call */
+    for (int i = hand_index(s, card); i + 1 < s->hand_n; i++)
+        s->hand[i] = s->hand[i + 1];
     s->hand_n--;
 }
 
@@ -330,6 +365,68 @@ static void put(maat_action *out, int cap, int *n, int kind, int a0, int a1,
     (*n)++;
 }
 
+/* BUILD actions, in the order they have always been listed: by card for
+ * the pyramid, then spot, then tomb card (none first, then by hand
+ * index), then obelisk card likewise.  Which (tomb, obelisk) pairs go
+ * with a pyramid card depends on the card and the God tile, not on the
+ * spot, so each is made once per card as a whole action and the spot loop
+ * only copies it and fills in the spot.  This is the hot loop of every
+ * random playout. */
+static int build_actions(const maat_pyr_state *st, const maat_pyr_seat *s,
+                         maat_action *out, int cap)
+{
+    int spot[16][2];
+    int ns = spots(s, spot, 16);
+    int god = s->god, tomb = pyr_may_tomb(god), ob = pyr_may_obelisk(god);
+    int both = ob && pyr_may_both(god, st->seats);
+    int n = 0;
+    for (int i = 0; i < s->hand_n; i++) {
+        /* the other cards, by hand index: candidates for tomb and obelisk */
+        int other[3], no = 0;
+        for (int j = 0; j < s->hand_n; j++)
+            if (j != i)
+                other[no++] = s->hand[j];
+        /* (tomb, obelisk): neither; obelisk only; then per tomb card, tomb
+         * only and tomb with each remaining obelisk card.  That is at most
+         * 7 with the two other cards of a full hand; sized for three. */
+        maat_action tmpl[1 + 3 + 3 * 3];
+        int ne = 0;
+        maat_action a = {MAAT_PYR_BUILD, {s->hand[i], 0, 0, -1, -1, -1, -1}};
+        tmpl[ne++] = a;
+        for (int o = 0; ob && o < no; o++) {
+            a.arg[4] = other[o];
+            tmpl[ne++] = a;
+        }
+        for (int t = 0; tomb && t < no; t++) {
+            a.arg[3] = other[t];
+            a.arg[4] = -1;
+            tmpl[ne++] = a;
+            for (int o = 0; both && o < no; o++)
+                if (o != t) {
+                    a.arg[4] = other[o];
+                    tmpl[ne++] = a;
+                }
+        }
+        if (n + ns * ne <= cap) { /* the usual case: everything fits */
+            for (int k = 0; k < ns; k++)
+                for (int e = 0; e < ne; e++, n++) {
+                    out[n] = tmpl[e];
+                    out[n].arg[1] = spot[k][0];
+                    out[n].arg[2] = spot[k][1];
+                }
+            continue;
+        }
+        for (int k = 0; k < ns; k++)
+            for (int e = 0; e < ne; e++, n++)
+                if (n < cap) {
+                    out[n] = tmpl[e];
+                    out[n].arg[1] = spot[k][0];
+                    out[n].arg[2] = spot[k][1];
+                }
+    }
+    return n;
+}
+
 static int legal_actions(const maat_game *g, maat_action *out, int cap)
 {
     const maat_pyr_state *st = &g->st;
@@ -340,7 +437,7 @@ static int legal_actions(const maat_game *g, maat_action *out, int cap)
     switch (st->phase) {
     case MAAT_PYR_GOD:
         for (int t = 1; t <= 5; t++)
-            if (pyr_tile_available(st, t))
+            if (tile_available(st, t))
                 put(out, cap, &n, MAAT_PYR_GOD, t, -1, -1, -1, -1);
         break;
     case MAAT_PYR_PAIR:
@@ -352,28 +449,9 @@ static int legal_actions(const maat_game *g, maat_action *out, int cap)
         for (int i = 0; i < s->hand_n; i++)
             put(out, cap, &n, MAAT_PYR_KEEP, s->hand[i], -1, -1, -1, -1);
         break;
-    case MAAT_PYR_BUILD: {
-        int spot[16][2];
-        int ns = maat_pyr_spots(s, spot, 16);
-        int god = s->god, tomb = pyr_may_tomb(god), ob = pyr_may_obelisk(god);
-        int both = pyr_may_both(god, st->seats);
-        for (int i = 0; i < s->hand_n; i++)
-            for (int k = 0; k < ns; k++)
-                for (int t = -1; t < s->hand_n; t++) {
-                    if (t >= 0 && (t == i || !tomb))
-                        continue;
-                    for (int o = -1; o < s->hand_n; o++) {
-                        if (o >= 0 && (o == i || o == t || !ob))
-                            continue;
-                        if (t >= 0 && o >= 0 && !both)
-                            continue;
-                        put(out, cap, &n, MAAT_PYR_BUILD, s->hand[i],
-                            spot[k][0], spot[k][1], t < 0 ? -1 : s->hand[t],
-                            o < 0 ? -1 : s->hand[o]);
-                    }
-                }
+    case MAAT_PYR_BUILD:
+        n = build_actions(st, s, out, cap);
         break;
-    }
     }
     return n;
 }
@@ -433,7 +511,7 @@ static int check(const maat_pyr_state *st, const maat_action *a,
     const maat_pyr_seat *s = &st->seat[st->to_move];
     switch (a->kind) {
     case MAAT_PYR_GOD:
-        if (!pyr_tile_available(st, a->arg[0]))
+        if (!tile_available(st, a->arg[0]))
             return maat_error_set(err, MAAT_EILLEGAL,
                                   "God tile %d is not available", a->arg[0]);
         return MAAT_OK;

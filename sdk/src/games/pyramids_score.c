@@ -5,43 +5,28 @@
 
 #include "pyramids_internal.h"
 
-/* One stone of a pyramid as a cell range [lo, hi) of its row. */
+/* Groups are sets of same-coloured stones joined through touching ones:
+ * side by side in a stage, or overlapping by a cell in neighbouring
+ * stages.  Picture each card 6 cells wide, position p of stage s starting
+ * at cell 6p + 3s (every stage sits half a card to the right of the one
+ * below), its 2 or 3 stones splitting the 6 cells evenly.  So:
+ *
+ *   - in a stage, a card's stones touch in order, and its first stone
+ *     touches the last stone of the card to its left if there is one;
+ *   - the left half (cells 0..2) of the card at index i of stage s lies
+ *     on the right half (cells 3..5) of the card at index i of stage
+ *     s - 1, and its right half on the left half of index i + 1.
+ *
+ * Each stone is therefore joined to its few neighbours directly, instead
+ * of testing every pair of stones; the groups, and so their sizes, do not
+ * depend on the order stones are joined in. */
+
 typedef struct {
-    int row, lo, hi, colour;
-} stone;
-
-static int gather_stones(const maat_pyr_deck *d, const maat_pyr_seat *s,
-                         stone *out)
-{
-    int n = 0;
-    for (int stage = 0; stage < MAAT_PYR_STAGES; stage++)
-        for (int i = 0; i < MAAT_PYR_POSITIONS; i++) {
-            int id = s->grid[stage][i];
-            if (id < 0)
-                continue;
-            const maat_pyr_card *c = &d->card[id];
-            int pos = i - MAAT_PYR_POS_OFFSET, w = 6 / c->n_stones;
-            for (int k = 0; k < c->n_stones; k++) {
-                int lo = 6 * pos + 3 * stage + k * w;
-                stone st = {stage, lo, lo + w, c->stone[k]};
-                out[n++] = st;
-            }
-        }
-    return n;
-}
-
-/* Same row and touching, or neighbouring rows overlapping by a cell. */
-static int connected(const stone *a, const stone *b)
-{
-    if (a->row == b->row)
-        return a->hi == b->lo || b->hi == a->lo;
-    if (a->row - b->row == 1 || b->row - a->row == 1) {
-        int lo = a->lo > b->lo ? a->lo : b->lo;
-        int hi = a->hi < b->hi ? a->hi : b->hi;
-        return hi - lo >= 1;
-    }
-    return 0;
-}
+    int n;                                      /* stones so far */
+    uint8_t colour[MAAT_PYR_STAGES * MAAT_PYR_POSITIONS * 3];
+    int parent[MAAT_PYR_STAGES * MAAT_PYR_POSITIONS * 3];
+    int size[MAAT_PYR_STAGES * MAAT_PYR_POSITIONS * 3];
+} stones;
 
 static int find(int *parent, int x)
 {
@@ -50,59 +35,127 @@ static int find(int *parent, int x)
     return x;
 }
 
+/* Stones a and b touch: one group if they share a colour. */
+static void join(stones *g, int a, int b)
+{
+    if (g->colour[a] != g->colour[b])
+        return;
+    int ra = find(g->parent, a), rb = find(g->parent, b);
+    if (ra != rb) {
+        g->parent[rb] = ra;
+        g->size[ra] += g->size[rb];
+    }
+}
+
+/* The right half (cells 3..5) of card `left` (first stone, stone count)
+ * and the left half (cells 0..2) of card `right` are the same cells, one
+ * stage apart: join the stones sharing one of those cells.  Stone k of a
+ * card of n stones covers cells 6k/n .. 6(k+1)/n - 1, so the pairs are
+ * (as stone offsets in `left`, `right`; 2 or 3 stones each):
+ *
+ *   left 2 (cells 3..5: 1 1 1), right 2 (cells 0..2: 0 0 0): (1,0)
+ *   left 2,                     right 3 (cells 0..2: 0 0 1): (1,0) (1,1)
+ *   left 3 (cells 3..5: 1 2 2), right 2:                      (1,0) (2,0)
+ *   left 3,                     right 3:              (1,0) (2,0) (2,1) */
+static void join_halves(stones *g, int left, int left_n, int right,
+                        int right_n)
+{
+    join(g, left + 1, right);
+    if (right_n == 3)
+        join(g, left + left_n - 1, right + 1);
+    if (left_n == 3)
+        join(g, left + 2, right);
+}
+
+/* maat_pyr_groups; static, like obelisk_points, so that scoring calls it
+ * directly rather than through the shared library's PLT. */
+static void groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
+                   int largest[MAAT_PYR_COLOURS])
+{
+    stones g;
+    /* first stone and stone count of the card at each place, -1 = none */
+    int first[MAAT_PYR_STAGES][MAAT_PYR_POSITIONS];
+    int count[MAAT_PYR_STAGES][MAAT_PYR_POSITIONS];
+    g.n = 0;
+    for (int stage = 0; stage < MAAT_PYR_STAGES; stage++)
+        for (int i = 0; i < MAAT_PYR_POSITIONS; i++) {
+            int id = s->grid[stage][i];
+            first[stage][i] = -1;
+            if (id < 0)
+                continue;
+            const maat_pyr_card *c = &d->card[id];
+            int f = g.n, ns = c->n_stones;
+            first[stage][i] = f;
+            count[stage][i] = ns;
+            for (int k = 0; k < ns; k++) {
+                g.colour[g.n] = c->stone[k];
+                g.parent[g.n] = g.n;
+                g.size[g.n] = 1;
+                g.n++;
+            }
+            for (int k = 1; k < ns; k++)
+                join(&g, f + k - 1, f + k);
+            /* the card to the left was gathered just before this one */
+            if (i > 0 && first[stage][i - 1] >= 0)
+                join(&g, f - 1, f);
+            if (stage == 0)
+                continue;
+            /* the card below-left, then the card below-right */
+            if (first[stage - 1][i] >= 0)
+                join_halves(&g, first[stage - 1][i], count[stage - 1][i], f,
+                            ns);
+            if (i + 1 < MAAT_PYR_POSITIONS && first[stage - 1][i + 1] >= 0)
+                join_halves(&g, f, ns, first[stage - 1][i + 1],
+                            count[stage - 1][i + 1]);
+        }
+    memset(largest, 0, sizeof(int) * MAAT_PYR_COLOURS);
+    for (int i = 0; i < g.n; i++)
+        if (g.parent[i] == i && g.size[i] > largest[g.colour[i]])
+            largest[g.colour[i]] = g.size[i];
+}
+
 void maat_pyr_groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
                      int largest[MAAT_PYR_COLOURS])
 {
-    stone st[MAAT_PYR_STAGES * MAAT_PYR_POSITIONS * 3];
-    int parent[sizeof st / sizeof st[0]], size[sizeof st / sizeof st[0]];
-    int n = gather_stones(d, s, st);
-    for (int i = 0; i < n; i++) {
-        parent[i] = i;
-        size[i] = 1;
+    groups(d, s, largest);
+}
+
+static int obelisk_points(const maat_pyr_deck *d, const maat_pyr_seat *s)
+{
+    static const int table[6] = {0, 1, 3, 6, 10, 15};
+    /* cards showing each colour: one pass over the cards, each counted
+     * once per colour however many stones of it it shows */
+    int k[MAAT_PYR_COLOURS] = {0}, best = 0;
+    for (int i = 0; i < s->obelisk_n; i++) {
+        const maat_pyr_card *card = &d->card[s->obelisk[i]];
+        unsigned shows = 0;
+        for (int j = 0; j < card->n_stones; j++)
+            if (card->stone[j] < MAAT_PYR_COLOURS)
+                shows |= 1u << card->stone[j];
+        for (int c = 0; c < MAAT_PYR_COLOURS; c++)
+            k[c] += (shows >> c) & 1;
     }
-    for (int i = 0; i < n; i++)
-        for (int j = i + 1; j < n; j++)
-            if (st[i].colour == st[j].colour && connected(&st[i], &st[j])) {
-                int a = find(parent, i), b = find(parent, j);
-                if (a != b) {
-                    parent[b] = a;
-                    size[a] += size[b];
-                }
-            }
-    memset(largest, 0, sizeof(int) * MAAT_PYR_COLOURS);
-    for (int i = 0; i < n; i++)
-        if (find(parent, i) == i && size[i] > largest[st[i].colour])
-            largest[st[i].colour] = size[i];
+    for (int c = 0; c < MAAT_PYR_COLOURS; c++)
+        best = k[c] > best ? k[c] : best;
+    return table[best > 5 ? 5 : best];
 }
 
 int maat_pyr_obelisk_points(const maat_pyr_deck *d, const maat_pyr_seat *s)
 {
-    static const int table[6] = {0, 1, 3, 6, 10, 15};
-    int best = 0;
-    for (int c = 0; c < MAAT_PYR_COLOURS; c++) {
-        int k = 0;
-        for (int i = 0; i < s->obelisk_n; i++) {
-            const maat_pyr_card *card = &d->card[s->obelisk[i]];
-            int shows = 0;
-            for (int j = 0; j < card->n_stones; j++)
-                shows |= card->stone[j] == c;
-            k += shows;
-        }
-        best = k > best ? k : best;
-    }
-    return table[best > 5 ? 5 : best];
+    return obelisk_points(d, s);
 }
 
-static int tomb_stones(const maat_pyr_deck *d, const maat_pyr_seat *s,
-                       int colour)
+/* Stones of each colour in the seat's tomb. */
+static void tomb_stones(const maat_pyr_deck *d, const maat_pyr_seat *s,
+                        int n[MAAT_PYR_COLOURS])
 {
-    int n = 0;
+    memset(n, 0, sizeof(int) * MAAT_PYR_COLOURS);
     for (int i = 0; i < s->tomb_n; i++) {
         const maat_pyr_card *c = &d->card[s->tomb[i]];
         for (int j = 0; j < c->n_stones; j++)
-            n += c->stone[j] == colour;
+            if (c->stone[j] < MAAT_PYR_COLOURS)
+                n[c->stone[j]]++;
     }
-    return n;
 }
 
 static int glyph_points(const maat_pyr_deck *d, const maat_pyr_seat *s)
@@ -123,10 +176,12 @@ static int glyph_points(const maat_pyr_deck *d, const maat_pyr_seat *s)
 void maat_pyr_score_all(const maat_pyr_state *st, maat_score *out)
 {
     const maat_pyr_deck *d = st->deck;
+    int tomb[MAAT_PYR_MAX_SEATS][MAAT_PYR_COLOURS];
     for (int i = 0; i < st->seats; i++) {
         const maat_pyr_seat *s = &st->seat[i];
+        tomb_stones(d, s, tomb[i]);
         int L[MAAT_PYR_COLOURS], sum = 0, max = 0, all3 = 1;
-        maat_pyr_groups(d, s, L);
+        groups(d, s, L);
         for (int c = 0; c < MAAT_PYR_COLOURS; c++) {
             sum += L[c];
             max = L[c] > max ? L[c] : max;
@@ -136,13 +191,13 @@ void maat_pyr_score_all(const maat_pyr_state *st, maat_score *out)
         out[i].part[MAAT_PYR_S_GROUPS] = sum;
         out[i].part[MAAT_PYR_S_LARGEST] = max;
         out[i].part[MAAT_PYR_S_BONUS] = all3 ? 10 : 0;
-        out[i].part[MAAT_PYR_S_OBELISK] = maat_pyr_obelisk_points(d, s);
+        out[i].part[MAAT_PYR_S_OBELISK] = obelisk_points(d, s);
         out[i].part[MAAT_PYR_S_GLYPHS] = glyph_points(d, s);
     }
     for (int c = 0; c < MAAT_PYR_COLOURS; c++) {
         int best = 0, holder = -1;
         for (int i = 0; i < st->seats; i++) {
-            int n = tomb_stones(d, &st->seat[i], c);
+            int n = tomb[i][c];
             if (n > best) {
                 best = n;
                 holder = i;

@@ -2,12 +2,15 @@
  * may be removed, the cascade, the end, and scoring.  The msgpack side and
  * the bot-side view are in pyramix_wire.c.
  *
- * Geometry is arithmetic on coordinates (place <-> (x, y, z), a step up or
- * down an axis), so the rules below read as the rules page does. */
+ * Geometry is looked up in constant tables indexed by place (its
+ * coordinates, the neighbour a step up or down each axis, the places it
+ * touches), generated into pyramix_geometry.h; the rules below then read
+ * as the rules page does, at a few loads per neighbour. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "pyramix_internal.h"
+#include "pyramix_geometry.h"
 
 const char *const maat_pmx_colour_names[5] = {"blue", "purple", "orange",
                                               "green", "none"};
@@ -21,8 +24,16 @@ static const char *const score_parts[] = {"ankhs", "cranes", "eyes",
 /* ---- geometry ------------------------------------------------------- */
 
 /* Places are numbered layer by layer from the apex; within layer L by x
- * from L down to 0, then y from L - x down to 0.  Closed forms, no tables
- * (and so no shared mutable state): layer L starts at L(L+1)(L+2)/6. */
+ * from L down to 0, then y from L - x down to 0.  maat_pmx_place is the
+ * closed form (layer L starts at L(L+1)(L+2)/6).  The other way round and
+ * the neighbours, looked up on every rule check, come from the constant
+ * tables of pyramix_geometry.h, which scripts/gen-pyramix-geometry.py
+ * generates from the same closed form: read-only data, so still no shared
+ * mutable state. */
+_Static_assert(PMX_GEOMETRY_PLACES == MAAT_PMX_PLACES,
+               "pyramix_geometry.h is out of date: rerun "
+               "scripts/gen-pyramix-geometry.py");
+
 static int layer_start(int layer)
 {
     return layer * (layer + 1) * (layer + 2) / 6;
@@ -30,8 +41,12 @@ static int layer_start(int layer)
 
 int maat_pmx_place(int x, int y, int z)
 {
+    /* range-check each coordinate before adding: no overflow on any int */
+    if (x < 0 || y < 0 || z < 0 || x >= MAAT_PMX_LAYERS ||
+        y >= MAAT_PMX_LAYERS || z >= MAAT_PMX_LAYERS)
+        return -1;
     int layer = x + y + z;
-    if (x < 0 || y < 0 || z < 0 || layer >= MAAT_PMX_LAYERS)
+    if (layer >= MAAT_PMX_LAYERS)
         return -1;
     int k = layer - x; /* places with a larger x come first */
     return layer_start(layer) + k * (k + 1) / 2 + (k - y);
@@ -39,6 +54,14 @@ int maat_pmx_place(int x, int y, int z)
 
 void maat_pmx_coords(int place, int *x, int *y, int *z)
 {
+    if (place >= 0 && place < MAAT_PMX_PLACES) {
+        *x = pmx_coord[place][0];
+        *y = pmx_coord[place][1];
+        *z = pmx_coord[place][2];
+        return;
+    }
+    /* Not a place: the inverse of the closed form, which is what callers
+     * have always got for such an argument. */
     int layer = 0;
     while (layer + 1 < MAAT_PMX_LAYERS && layer_start(layer + 1) <= place)
         layer++;
@@ -51,9 +74,15 @@ void maat_pmx_coords(int place, int *x, int *y, int *z)
 }
 
 /* The neighbour of `place` one step along axis d: up (-1) or down (+1);
- * -1 outside the pyramid. */
+ * -1 outside the pyramid.  The rules below use the tables directly. */
 int pmx_step(int place, int d, int delta)
 {
+    if (place >= 0 && place < MAAT_PMX_PLACES && d >= 0 && d < 3) {
+        if (delta == -1)
+            return pmx_up[place][d];
+        if (delta == 1)
+            return pmx_down[place][d];
+    }
     int c[3];
     maat_pmx_coords(place, &c[0], &c[1], &c[2]);
     c[d] += delta;
@@ -62,17 +91,18 @@ int pmx_step(int place, int d, int delta)
 
 static int layer_of(int place)
 {
-    int x, y, z;
-    maat_pmx_coords(place, &x, &y, &z);
-    return x + y + z;
+    return pmx_coord[place][0] + pmx_coord[place][1] + pmx_coord[place][2];
 }
 
-int maat_pmx_cube_colour(int cube)
+/* Static copies of the two cube functions so the hot paths inline them:
+ * an exported function called from the same file still goes through the
+ * PLT in a shared library. */
+static inline int cube_colour(int cube)
 {
     return cube >= 52 ? MAAT_PMX_NO_COLOUR : cube / 13;
 }
 
-int maat_pmx_cube_symbol(int cube)
+static inline int cube_symbol(int cube)
 {
     if (cube >= 52)
         return MAAT_PMX_COBRA;
@@ -80,10 +110,33 @@ int maat_pmx_cube_symbol(int cube)
     return k < 8 ? MAAT_PMX_ANKH : k < 12 ? MAAT_PMX_CRANE : MAAT_PMX_EYE;
 }
 
+int maat_pmx_cube_colour(int cube)
+{
+    return cube_colour(cube);
+}
+
+int maat_pmx_cube_symbol(int cube)
+{
+    return cube_symbol(cube);
+}
+
 /* ---- the rules ------------------------------------------------------ */
+
+/* An upper face shows when the place above it, along that axis, is
+ * outside the pyramid or empty. */
+static inline int faces_of(const maat_pmx_state *st, int place)
+{
+    int n = 0;
+    for (int d = 0; d < 3; d++) {
+        int up = pmx_up[place][d];
+        n += up < 0 || st->cube[up] < 0;
+    }
+    return n;
+}
 
 int maat_pmx_visible_faces(const maat_pmx_state *st, int place)
 {
+    /* through pmx_step, which also answers for a place outside 0..55 */
     int n = 0;
     for (int d = 0; d < 3; d++) {
         int up = pmx_step(place, d, -1);
@@ -95,27 +148,62 @@ int maat_pmx_visible_faces(const maat_pmx_state *st, int place)
 static int is_visible_cobra(const maat_pmx_state *st, int place)
 {
     return place >= 0 && st->cube[place] >= 0 &&
-           maat_pmx_cube_symbol(st->cube[place]) == MAAT_PMX_COBRA &&
-           maat_pmx_visible_faces(st, place) > 0;
+           cube_symbol(st->cube[place]) == MAAT_PMX_COBRA &&
+           faces_of(st, place) > 0;
+}
+
+/* Every rule for removing the cube at `place` but the cobra rule: there is
+ * a cube, it shows 2 or 3 faces, and not 3 on the bottom layer. */
+static int may_lift(const maat_pmx_state *st, int place)
+{
+    if (st->cube[place] < 0)
+        return 0;
+    int faces = faces_of(st, place);
+    if (faces < 2)
+        return 0;
+    /* the tray rule: nothing could slide into a bottom place with 3 */
+    return !(faces == 3 && layer_of(place) == MAAT_PMX_LAYERS - 1);
+}
+
+static int removable(const maat_pmx_state *st, int place)
+{
+    if (!may_lift(st, place))
+        return 0;
+    /* the cobra rule: a cobra may go; no other cube one step up or down
+     * an axis from a visible cobra */
+    if (cube_symbol(st->cube[place]) == MAAT_PMX_COBRA)
+        return 1;
+    for (int d = 0; d < 3; d++)
+        if (is_visible_cobra(st, pmx_up[place][d]) ||
+            is_visible_cobra(st, pmx_down[place][d]))
+            return 0;
+    return 1;
 }
 
 int maat_pmx_removable(const maat_pmx_state *st, int place)
 {
-    if (st->cube[place] < 0)
-        return 0;
-    int faces = maat_pmx_visible_faces(st, place);
-    if (faces < 2)
-        return 0;
-    /* the tray rule: nothing could slide into a bottom place with 3 */
-    if (faces == 3 && layer_of(place) == MAAT_PMX_LAYERS - 1)
-        return 0;
-    if (maat_pmx_cube_symbol(st->cube[place]) == MAAT_PMX_COBRA)
-        return 1;
-    for (int d = 0; d < 3; d++)
-        if (is_visible_cobra(st, pmx_step(place, d, -1)) ||
-            is_visible_cobra(st, pmx_step(place, d, +1)))
-            return 0;
-    return 1;
+    return removable(st, place);
+}
+
+/* For a whole scan (legal_actions): the places one step up or down an
+ * axis from a visible cobra, found once rather than by looking for cobras
+ * around each place.  The relation is symmetric, so `place` has a visible
+ * cobra as an up or down neighbour exactly when its bit is set. */
+static uint64_t near_visible_cobra(const maat_pmx_state *st)
+{
+    uint64_t near = 0;
+    for (int p = 0; p < MAAT_PMX_PLACES; p++)
+        if (is_visible_cobra(st, p))
+            near |= pmx_line[p];
+    return near;
+}
+
+/* removable(), the cobra rule answered by near_visible_cobra(st). */
+static int removable_near(const maat_pmx_state *st, int place, uint64_t near)
+{
+    return may_lift(st, place) &&
+           (cube_symbol(st->cube[place]) == MAAT_PMX_COBRA ||
+            !(near >> place & 1));
 }
 
 /* Reveal every cube that now shows a face; emit the reveals. */
@@ -123,7 +211,7 @@ static void reveal_all(maat_pmx_state *st, maat_events *ev)
 {
     for (int p = 0; p < MAAT_PMX_PLACES; p++) {
         int c = st->cube[p];
-        if (c >= 0 && !st->revealed[c] && maat_pmx_visible_faces(st, p)) {
+        if (c >= 0 && !st->revealed[c] && faces_of(st, p)) {
             st->revealed[c] = 1;
             maat_event e = {MAAT_ALL_SEATS, MAAT_PMX_EV_REVEAL, -1,
                             {p, c, 0, 0, 0, 0}};
@@ -135,7 +223,7 @@ static void reveal_all(maat_pmx_state *st, maat_events *ev)
 static int any_removable(const maat_pmx_state *st)
 {
     for (int p = 0; p < MAAT_PMX_PLACES; p++)
-        if (maat_pmx_removable(st, p))
+        if (removable(st, p))
             return 1;
     return 0;
 }
@@ -152,9 +240,9 @@ static void remove_at(maat_pmx_state *st, int place, int seat,
                       maat_events *ev)
 {
     int cube = st->cube[place], dir = -1;
-    if (maat_pmx_visible_faces(st, place) == 2)
+    if (faces_of(st, place) == 2)
         for (int d = 0; d < 3; d++) {
-            int up = pmx_step(place, d, -1);
+            int up = pmx_up[place][d];
             if (up >= 0 && st->cube[up] >= 0)
                 dir = d;
         }
@@ -165,7 +253,7 @@ static void remove_at(maat_pmx_state *st, int place, int seat,
                     {place, cube, dir, 0, 0, 0}};
     maat_events_push(ev, &e);
     for (int to = place, from; dir >= 0; to = from) {
-        from = pmx_step(to, dir, -1);
+        from = pmx_up[to][dir];
         if (from < 0 || st->cube[from] < 0)
             break;
         st->cube[to] = st->cube[from];
@@ -176,29 +264,18 @@ static void remove_at(maat_pmx_state *st, int place, int seat,
 
 /* ---- scoring -------------------------------------------------------- */
 
-/* Shares a face or an edge: each coordinate differs by at most 1, and
- * they differ in one or two axes. */
-static int face_or_edge(int a, int b)
-{
-    int ax, ay, az, bx, by, bz;
-    maat_pmx_coords(a, &ax, &ay, &az);
-    maat_pmx_coords(b, &bx, &by, &bz);
-    int dx = abs(ax - bx), dy = abs(ay - by), dz = abs(az - bz);
-    int axes = (dx > 0) + (dy > 0) + (dz > 0);
-    return dx <= 1 && dy <= 1 && dz <= 1 && axes >= 1 && axes <= 2;
-}
-
+/* A cobra clears itself and every cube sharing a face or an edge with it:
+ * each coordinate differs by at most 1, in one or two axes (pmx_touch). */
 void maat_pmx_cobra_cleared(const maat_pmx_state *st,
                             uint8_t cleared[MAAT_PMX_PLACES])
 {
     memset(cleared, 0, MAAT_PMX_PLACES);
     for (int p = 0; p < MAAT_PMX_PLACES; p++) {
-        if (st->cube[p] < 0 ||
-            maat_pmx_cube_symbol(st->cube[p]) != MAAT_PMX_COBRA)
+        if (st->cube[p] < 0 || cube_symbol(st->cube[p]) != MAAT_PMX_COBRA)
             continue;
         cleared[p] = 1;
         for (int q = 0; q < MAAT_PMX_PLACES; q++)
-            if (st->cube[q] >= 0 && face_or_edge(p, q))
+            if (st->cube[q] >= 0 && (pmx_touch[p] >> q & 1))
                 cleared[q] = 1;
     }
 }
@@ -206,7 +283,7 @@ void maat_pmx_cobra_cleared(const maat_pmx_state *st,
 static int cube_points(int cube)
 {
     static const int pts[4] = {1, 2, 3, 0};
-    return pts[maat_pmx_cube_symbol(cube)];
+    return pts[cube_symbol(cube)];
 }
 
 void maat_pmx_score_all(const maat_pmx_state *st, maat_score *out)
@@ -215,7 +292,7 @@ void maat_pmx_score_all(const maat_pmx_state *st, maat_score *out)
     for (int s = 0; s < st->seats; s++)
         for (int c = 0; c < MAAT_PMX_CUBES; c++)
             if (st->collected[s][c]) {
-                int sym = maat_pmx_cube_symbol(c);
+                int sym = cube_symbol(c);
                 if (sym != MAAT_PMX_COBRA)
                     out[s].part[sym] += cube_points(c);
             }
@@ -238,7 +315,7 @@ void maat_pmx_score_all(const maat_pmx_state *st, maat_score *out)
             continue;
         for (int p = 0; p < MAAT_PMX_PLACES; p++)
             if (st->cube[p] >= 0 && !cleared[p] &&
-                maat_pmx_cube_colour(st->cube[p]) == colour)
+                cube_colour(st->cube[p]) == colour)
                 out[holder].part[MAAT_PMX_S_MAJORITY] += cube_points(st->cube[p]);
     }
     for (int s = 0; s < st->seats; s++)
@@ -335,12 +412,13 @@ static int legal_actions(const maat_game *g, maat_action *out, int cap)
     int n = 0;
     if (g->st.over)
         return 0;
+    uint64_t near = near_visible_cobra(&g->st);
     for (int p = 0; p < MAAT_PMX_PLACES; p++)
-        if (maat_pmx_removable(&g->st, p)) {
+        if (removable_near(&g->st, p, near)) {
             if (n < cap) {
-                int x, y, z;
-                maat_pmx_coords(p, &x, &y, &z);
-                maat_action a = {MAAT_PMX_REMOVE, {x, y, z, -1, -1, -1, -1}};
+                maat_action a = {MAAT_PMX_REMOVE,
+                                 {pmx_coord[p][0], pmx_coord[p][1],
+                                  pmx_coord[p][2], -1, -1, -1, -1}};
                 out[n] = a;
             }
             n++;
@@ -365,7 +443,7 @@ static int apply(maat_game *g, const maat_action *a, maat_events *ev,
     if (st->cube[p] < 0)
         return maat_error_set(err, MAAT_EILLEGAL, "(%d, %d, %d) is empty",
                               a->arg[0], a->arg[1], a->arg[2]);
-    if (!maat_pmx_removable(st, p)) {
+    if (!removable(st, p)) {
         int faces = maat_pmx_visible_faces(st, p);
         return maat_error_set(err, MAAT_EILLEGAL, "the cube at (%d, %d, %d) "
                               "may not be removed: %s", a->arg[0], a->arg[1],
