@@ -205,7 +205,8 @@ static json_t *row_json(const maat_standing *r)
 void maat_standings_print(const maat_standings *s, const char *format,
                           FILE *f)
 {
-    qsort(s->rows, (size_t)s->count, sizeof *s->rows, by_rating);
+    if (s->count > 0)
+        qsort(s->rows, (size_t)s->count, sizeof *s->rows, by_rating);
     if (!strcmp(format, "json")) {
         json_t *a = json_array();
         for (int i = 0; i < s->count; i++)

@@ -59,15 +59,17 @@ int maat_tournament_load(maat_tournament *t, const char *path,
         rc = fail(err, path, "field 'game' names no known game");
         goto out;
     }
-    t->seats = (int)json_integer_value(json_object_get(j, "seats"));
+    json_int_t seats = json_integer_value(json_object_get(j, "seats"));
+    t->seats = seats < 0 || seats > 64 ? -1 : (int)seats;
     if (t->seats < r->min_seats || t->seats > r->max_seats) {
         rc = maat_error_set(err, MAAT_EINVAL, "%s: field 'seats' must be %d "
                             "to %d for %s", path, r->min_seats, r->max_seats,
                             t->game);
         goto out;
     }
-    t->matches = (int)json_integer_value(json_object_get(j, "matches"));
-    if (t->matches < 1 || t->matches > 10000000) {
+    json_int_t matches = json_integer_value(json_object_get(j, "matches"));
+    t->matches = matches < 1 || matches > 10000000 ? -1 : (int)matches;
+    if (t->matches < 1) {
         rc = fail(err, path, "field 'matches' must be a number >= 1");
         goto out;
     }
@@ -86,7 +88,8 @@ int maat_tournament_load(maat_tournament *t, const char *path,
     json_t *dup = json_object_get(j, "duplicate");
     t->duplicate = dup ? json_is_true(dup) : 1;
     json_t *jobs = json_object_get(j, "jobs");
-    t->jobs = jobs ? (int)json_integer_value(jobs) : 1;
+    json_int_t njobs = jobs ? json_integer_value(jobs) : 1;
+    t->jobs = njobs < 1 || njobs > 256 ? -1 : (int)njobs;
     json_t *seed = json_object_get(j, "seed");
     t->seed = seed ? (uint64_t)json_integer_value(seed) : 1;
     if (t->jobs < 1 || t->jobs > 256 || (seed && json_integer_value(seed) < 0)) {

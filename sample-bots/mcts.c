@@ -117,6 +117,8 @@ static void iterate(search *s, const maat_rules *r, maat_game *g,
         int n = r->legal_actions(g, acts, 512);
         if (n > 512)
             n = 512;
+        if (n == 0)
+            break; /* an impossible state: never loop on it */
         int seat = r->decision(g).seat, best = -1, untried = 0;
         double best_ucb = -1;
         for (int i = 0; i < n; i++) {
@@ -147,14 +149,15 @@ static void iterate(search *s, const maat_rules *r, maat_game *g,
                     goto rollout;
                 }
         }
-        r->apply(g, &s->nodes[best].action, NULL, NULL);
+        if (best < 0 || r->apply(g, &s->nodes[best].action, NULL, NULL))
+            break;
         cur = best;
     }
 rollout:
     while (!r->is_over(g)) {
         maat_action a;
-        maat_policy_random(r, g, rng, &a);
-        r->apply(g, &a, NULL, NULL);
+        if (maat_policy_random(r, g, rng, &a) || r->apply(g, &a, NULL, NULL))
+            break; /* a state with no playable move: score it as it is */
     }
     double res[MAAT_MAX_SEATS];
     results(r, g, res);

@@ -63,11 +63,20 @@ static int on_welcome(bot *b, const msgpack_object *m)
     char name[64];
     memcpy(name, game->via.str.ptr, game->via.str.size);
     name[game->via.str.size] = 0;
+    if (b->rules && b->rules != maat_rules_find(name)) {
+        fprintf(stderr, "%s: a second welcome names another game\n",
+                b->opt->name);
+        return -1;
+    }
     b->rules = maat_rules_find(name);
     if (!b->rules) {
         fprintf(stderr, "%s: this SDK does not know the game '%s'\n",
                 b->opt->name, name);
         return -1;
+    }
+    if (b->setup) { /* a second welcome replaces the first */
+        b->rules->view_destroy(&b->view);
+        b->rules->setup_destroy(&b->setup);
     }
     b->setup = b->rules->setup_decode(maat_msg_get(m, "setup"), &err);
     if (!b->setup) {

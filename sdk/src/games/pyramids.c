@@ -228,7 +228,12 @@ static int spots(const maat_pyr_seat *s, int spot[][2], int cap)
         return 1;
     }
     int lo, hi;
-    if (base_span(s, &lo, &hi) < 4) {
+    /* the range checks never bind in a reachable state (the base grows
+     * from position 0 and has at most 4 cards); they keep a hand-made or
+     * forged state from producing a spot outside the grid */
+    int base = base_span(s, &lo, &hi);
+    if (base > 0 && base < 4 && lo - 1 >= -MAAT_PYR_POS_OFFSET &&
+        hi + 1 <= MAAT_PYR_POS_OFFSET) {
         if (n < cap) { spot[n][0] = 0; spot[n][1] = lo - 1; }
         n++;
         if (n < cap) { spot[n][0] = 0; spot[n][1] = hi + 1; }
@@ -258,8 +263,10 @@ static int spot_is_legal(const maat_pyr_seat *s, int stage, int pos)
     if (s->pyramid_n == 0)
         return stage == 0 && pos == 0;
     if (stage == 0) {
-        int lo, hi;
-        return base_span(s, &lo, &hi) < 4 && (pos == lo - 1 || pos == hi + 1);
+        int lo, hi, base = base_span(s, &lo, &hi);
+        return base > 0 && base < 4 && lo - 1 >= -MAAT_PYR_POS_OFFSET &&
+               hi + 1 <= MAAT_PYR_POS_OFFSET &&
+               (pos == lo - 1 || pos == hi + 1);
     }
     if (stage < 1 || stage >= MAAT_PYR_STAGES ||
         pos < -MAAT_PYR_POS_OFFSET || pos > MAAT_PYR_POS_OFFSET - stage)

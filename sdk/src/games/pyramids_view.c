@@ -58,6 +58,35 @@ static int get_cards(const msgpack_object *map, const char *key, int max,
     return MAAT_OK;
 }
 
+/* A pyramid a game can reach: the base grows from position 0 without gaps
+ * and has at most 4 cards; every upper card rests on the two below it.
+ * The engine relies on this, so a forged observation must not get past. */
+static int check_pyramid_shape(const maat_pyr_seat *s, maat_error *err)
+{
+    int lo = 99, hi = -99, base = 0;
+    for (int i = 0; i < MAAT_PYR_POSITIONS; i++)
+        if (s->grid[0][i] >= 0) {
+            int p = i - MAAT_PYR_POS_OFFSET;
+            lo = p < lo ? p : lo;
+            hi = p > hi ? p : hi;
+            base++;
+        }
+    if (s->pyramid_n > 0 && (base == 0 || lo > 0 || hi < 0 ||
+                             hi - lo + 1 != base || base > 4))
+        return maat_error_set(err, MAAT_EDECODE, "pyramid: the base must be "
+                              "1 to 4 adjacent cards that include position 0");
+    for (int st = 1; st < MAAT_PYR_STAGES; st++)
+        for (int i = 0; i < MAAT_PYR_POSITIONS; i++)
+            if (s->grid[st][i] >= 0 &&
+                (i + 1 >= MAAT_PYR_POSITIONS || s->grid[st - 1][i] < 0 ||
+                 s->grid[st - 1][i + 1] < 0))
+                return maat_error_set(err, MAAT_EDECODE, "pyramid: the card "
+                                      "at stage %d position %d does not rest "
+                                      "on two cards", st,
+                                      i - MAAT_PYR_POS_OFFSET);
+    return MAAT_OK;
+}
+
 static int decode_player(const msgpack_object *p, maat_pyr_seat *s,
                          maat_error *err)
 {
@@ -88,9 +117,15 @@ static int decode_player(const msgpack_object *p, maat_pyr_seat *s,
                                -MAAT_PYR_POS_OFFSET, MAAT_PYR_POS_OFFSET,
                                &pos, err)))
             return rc;
+        if (s->grid[st][pos + MAAT_PYR_POS_OFFSET] >= 0)
+            return maat_error_set(err, MAAT_EDECODE, "pyramid: stage %d "
+                                  "position %d is listed twice", (int)st,
+                                  (int)pos);
         s->grid[st][pos + MAAT_PYR_POS_OFFSET] = (int8_t)c;
         s->pyramid_n++;
     }
+    if ((rc = check_pyramid_shape(s, err)))
+        return rc;
     if ((rc = get_cards(p, "obelisk", MAAT_PYR_ROUNDS, s->obelisk,
                         &s->obelisk_n, err)))
         return rc;
@@ -110,6 +145,46 @@ static int decode_player(const msgpack_object *p, maat_pyr_seat *s,
             return maat_error_set(err, MAAT_EDECODE, "tomb and tomb_size "
                                   "disagree");
     }
+    return MAAT_OK;
+}
+
+/* Mark card c seen; remember it in *dup if it was seen already. */
+static void see(uint8_t *seen, int c, int *dup)
+{
+    if (c < 0 || c >= MAAT_PYR_CARDS)
+        return;
+    if (seen[c])
+        *dup = c;
+    seen[c] = 1;
+}
+
+/* No card may be seen in two places at once. */
+static int check_distinct(const maat_pyr_state *st, maat_error *err)
+{
+    uint8_t seen[MAAT_PYR_CARDS] = {0};
+    int dup = -1;
+    for (int j = 0; j < st->seats; j++) {
+        const maat_pyr_seat *s = &st->seat[j];
+        for (int k = 0; k < MAAT_PYR_STAGES * MAAT_PYR_POSITIONS; k++)
+            see(seen, s->grid[k / MAAT_PYR_POSITIONS][k % MAAT_PYR_POSITIONS],
+                &dup);
+        for (int k = 0; k < s->obelisk_n; k++)
+            see(seen, s->obelisk[k], &dup);
+        for (int k = 0; k < s->hand_n; k++)
+            if (s->hand[k] != MAAT_PYR_UNKNOWN)
+                see(seen, s->hand[k], &dup);
+        for (int k = 0; k < s->tomb_n; k++)
+            if (s->tomb[k] != MAAT_PYR_UNKNOWN)
+                see(seen, s->tomb[k], &dup);
+    }
+    for (int i = 0; i < st->discard_n; i++)
+        see(seen, st->discard[i], &dup);
+    for (int i = 0; i < st->seats; i++)
+        for (int k = 0; k < 2; k++)
+            see(seen, st->quarry[i][k], &dup);
+    if (dup >= 0)
+        return maat_error_set(err, MAAT_EDECODE, "card %d is seen in two "
+                              "places", dup);
     return MAAT_OK;
 }
 
@@ -213,6 +288,8 @@ int maat_pyr_observation_decode(const msgpack_object *o, maat_pyr_state *st,
         st->discard[i] = (uint8_t)v;
     }
     st->discard_n = (int)d->via.array.size;
+    if ((rc = check_distinct(st, err)))
+        return rc;
     /* progress within the phase follows from whose turn it is */
     if (st->phase == MAAT_PYR_GOD || st->phase == MAAT_PYR_KEEP)
         st->cursor = (st->to_move - st->first + st->seats) % st->seats;
@@ -495,6 +572,12 @@ maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
             st->order[k++] = (uint8_t)c;
     memcpy(st->order + k, pool + at, (size_t)deck_size);
     maat_rng_seed(&st->rng, maat_rng_next(rng));
+    /* the last line of defence against a forged observation: a sampled
+     * game that is not over must have a seat to move and a legal action */
+    if (st->phase != MAAT_PYR_OVER &&
+        (st->to_move < 0 || st->to_move >= st->seats ||
+         maat_pyramids_rules.legal_actions(g, NULL, 0) == 0))
+        goto inconsistent;
     return g;
 inconsistent:
     free(g);

@@ -256,6 +256,9 @@ static int decode_observation(maat_view *v, const msgpack_object *o,
     st->over = maat_msg_get(o, "over") &&
                maat_msg_get(o, "over")->type == MSGPACK_OBJECT_BOOLEAN &&
                maat_msg_get(o, "over")->via.boolean;
+    if (!st->over && st->to_move < 0)
+        return maat_error_set(err, MAAT_EDECODE, "field 'to_move' is "
+                              "required while the game is not over");
     const msgpack_object *cubes = maat_msg_get(o, "cubes");
     if (!cubes || cubes->type != MSGPACK_OBJECT_ARRAY ||
         cubes->via.array.size > MAAT_PMX_PLACES)
@@ -361,5 +364,12 @@ maat_game *pmx_determinize(const maat_view *v, maat_rng *rng,
         if (st->cube[p] == HIDDEN)
             st->cube[p] = (int8_t)pool[k++];
     maat_rng_seed(&st->rng, maat_rng_next(rng));
+    /* a forged observation must not yield a game stuck with no move */
+    if (!st->over && maat_pyramix_rules.legal_actions(g, NULL, 0) == 0) {
+        free(g);
+        maat_error_set(err, MAAT_EDECODE, "the observation says the game "
+                       "goes on, but no cube may be removed");
+        return NULL;
+    }
     return g;
 }
