@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/signalfd.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -292,8 +294,10 @@ static void fault(match *m, rbot *b, int kind, const char *fmt, ...)
         set_out(m, b, "too many strikes");
 }
 
-/* Match ranks: seats that finished cleanly by score (ties share), then the
- * seats that were out, by score among themselves. */
+/* Match ranks: seats that finished cleanly in the game's own order (its
+ * ranks, which include any tie-break the rules have), ties sharing a
+ * place; then the seats that were out, in the same order among
+ * themselves. */
 static void match_ranks(match *m, const maat_score *sc, int *rank)
 {
     int seats = m->c->rules->seats(m->g);
@@ -301,7 +305,7 @@ static void match_ranks(match *m, const maat_score *sc, int *rank)
         int oi = m->bot[m->seat_bot[i]].out, better = 0;
         for (int j = 0; j < seats; j++) {
             int oj = m->bot[m->seat_bot[j]].out;
-            if ((!oj && oi) || (oj == oi && sc[j].total > sc[i].total))
+            if ((!oj && oi) || (oj == oi && sc[j].rank < sc[i].rank))
                 better++;
         }
         rank[i] = 1 + better;
@@ -584,8 +588,15 @@ static int sandbox_command(const match *m, const char *cmd, char *out,
     append_quoted(out, len, dir);
     strncat(out, " ", len - strlen(out) - 1);
     append_quoted(out, len, dir);
-    strncat(out, " --unshare-net --unshare-ipc --die-with-parent "
-            "--setenv TMPDIR /tmp --chdir ", len - strlen(out) - 1);
+    /* the referee's directory stays reachable even when it is under /tmp;
+     * a PID namespace means every descendant dies with the sandbox */
+    strncat(out, " --ro-bind ", len - strlen(out) - 1);
+    append_quoted(out, len, cwd);
+    strncat(out, " ", len - strlen(out) - 1);
+    append_quoted(out, len, cwd);
+    strncat(out, " --unshare-net --unshare-ipc --unshare-pid "
+            "--die-with-parent --setenv TMPDIR /tmp --chdir ",
+            len - strlen(out) - 1);
     append_quoted(out, len, cwd);
     strncat(out, " /bin/sh -c ", len - strlen(out) - 1);
     char inner[4200];
@@ -1034,6 +1045,8 @@ static void send_bye(match *m)
     }
 }
 
+static void kill_by_token(match *m);
+
 /* Give bots a moment to leave on their own after bye, then end them. */
 static void stop_bots(match *m)
 {
@@ -1051,6 +1064,63 @@ static void stop_bots(match *m)
     }
     for (int i = 0; i < m->n; i++)
         maat_proc_destroy(&m->bot[i].proc);
+    kill_by_token(m);
+}
+
+/* Does /proc/PID/environ hold one of this match's "MAAT_TOKEN=<token>"? */
+static int has_token(const match *m, const char *pid)
+{
+    char path[64], env[65536];
+    snprintf(path, sizeof path, "/proc/%s/environ", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, env, sizeof env - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    env[n] = 0;
+    for (int i = 0; i < m->n; i++) {
+        if (!m->bot[i].spec->command)
+            continue; /* remote bots are not ours to kill */
+        char want[MAAT_MAX_TOKEN + 16];
+        int len = snprintf(want, sizeof want, "%s=%s", MAAT_ENV_TOKEN,
+                           m->bot[i].token);
+        for (ssize_t k = 0; k + len <= n; k += (ssize_t)strlen(env + k) + 1)
+            if (memcmp(env + k, want, (size_t)len + 1) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* A bot's descendant can leave its process group (setsid) and so escape
+ * the group kill.  It still carries its seat's secret token in its
+ * environment, which nothing else on the machine has: kill by that,
+ * rescanning until a pass finds none (a process may fork meanwhile). */
+static void kill_by_token(match *m)
+{
+    for (int round = 0; round < 20; round++) {
+        DIR *d = opendir("/proc");
+        int found = 0;
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
+                atoi(e->d_name) != getpid() && has_token(m, e->d_name)) {
+                kill(atoi(e->d_name), SIGKILL);
+                found++;
+            }
+        if (d)
+            closedir(d);
+        if (!found)
+            return;
+        if (!m->c->quiet && round == 0)
+            fprintf(stderr, "maat-referee: killed %d bot process%s that "
+                    "left their process group\n", found,
+                    found == 1 ? "" : "es");
+        /* reap what was ours (e.g. orphans reparented to a subreaper) */
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+    }
 }
 
 int maat_match_run(const maat_match_config *c, maat_error *err)

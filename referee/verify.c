@@ -76,11 +76,12 @@ static void compare_results(FILE *report, int *n, const maat_rules *r,
                      "%d", s, r->score_parts[p],
                      (long long)json_integer_value(v), sc[s].part[p]);
         }
-        /* match rank: clean seats first, then seats that were out */
+        /* match rank: clean seats first, then seats that were out, each
+         * in the game's own order */
         int better = 0;
         for (int j = 0; j < seats; j++)
             better += (!out[j] && out[s]) ||
-                      (out[j] == out[s] && sc[j].total > sc[s].total);
+                      (out[j] == out[s] && sc[j].rank < sc[s].rank);
         if (rank != 1 + better)
             diff(report, n, "seat %d: record says rank %lld, expected %d", s,
                  (long long)rank, 1 + better);

@@ -31,18 +31,19 @@ d = sys.argv[1]
 passed = failed = 0
 for line in open(os.path.join(d, "meson-logs", "testlog.json")):
     t = json.loads(line)
-    if "fuzz" not in t.get("suite", []) and not t["name"].startswith("fuzz_"):
+    name = t["name"].split(" / ")[-1]  # "maat:fuzz / fuzz_deck"
+    if not name.startswith("fuzz_"):
         continue
     out = (t.get("stdout") or "") + (t.get("stderr") or "")
     def stat(name):
         m = re.findall(r"stat::%s:\s*(\d+)" % name, out)
         return m[-1] if m else "?"
-    done = re.findall(r"#(\d+)\s+DONE\s+cov: (\d+) ft: (\d+) corp: (\d+)", out)
-    cov = "cov %s ft %s corpus %s" % done[-1][1:] if done else "cov ?"
+    done = re.findall(r"cov: (\d+) ft: (\d+) corp: (\d+)", out)
+    cov = "cov %s ft %s corpus %s" % done[-1] if done else "cov ?"
     ok = t["result"] in ("OK", "EXPECTEDFAIL")
     passed += ok
     failed += not ok
-    msg = "%-18s %-7s %s runs, %s" % (t["name"], t["result"],
+    msg = "%-18s %-7s %s runs, %s" % (name, t["result"],
                                       stat("number_of_executed_units"), cov)
     art = re.findall(r"Test unit written to (\S+)", out)
     if art:

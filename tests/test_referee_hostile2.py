@@ -43,13 +43,14 @@ import time
 import uuid
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.environ.get('MAAT_BUILD_ROOT', os.path.join(HERE, '..', 'build'))
-REFEREE = os.environ.get('MAAT_REFEREE',
-                         os.path.join(BUILD, 'referee', 'maat-referee'))
-HOSTILE = os.environ.get('MAAT_HOSTILE',
-                         os.path.join(BUILD, 'tests', 'maat-hostile-bot'))
-RANDOM = os.environ.get('MAAT_RANDOM',
-                        os.path.join(BUILD, 'sample-bots', 'maat-random'))
+BUILD = os.path.abspath(os.environ.get('MAAT_BUILD_ROOT',
+                                       os.path.join(HERE, '..', 'build')))
+REFEREE = os.path.abspath(os.environ.get(
+    'MAAT_REFEREE', os.path.join(BUILD, 'referee', 'maat-referee')))
+HOSTILE = os.path.abspath(os.environ.get(
+    'MAAT_HOSTILE', os.path.join(BUILD, 'tests', 'maat-hostile-bot')))
+RANDOM = os.path.abspath(os.environ.get(
+    'MAAT_RANDOM', os.path.join(BUILD, 'sample-bots', 'maat-random')))
 
 MATCH_GUARD_S = 120  # a match that takes longer than this has hung
 TRUNC_LINE = '[maat: log truncated at %d bytes]\n'
@@ -206,7 +207,7 @@ def hostile_cmd(args):
 
 
 def run_match(tmp, label, bots, extra=(), endpoint=None, during=None,
-              guard_s=MATCH_GUARD_S, time_ms=1000):
+              guard_s=MATCH_GUARD_S, time_ms=1000, in_dir=False):
     """bots: (name, hostile args | None for maat-random | 'remote:TOKEN').
     during(r, ref): called once the referee runs, before waiting for it;
     strangers it starts must be appended to r.strangers."""
@@ -242,7 +243,8 @@ def run_match(tmp, label, bots, extra=(), endpoint=None, during=None,
     r.cmd = cmd
     t0 = time.monotonic()
     ref = subprocess.Popen(cmd, env=r.env, stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
+                           stderr=subprocess.PIPE, text=True,
+                           cwd=r.dir if in_dir else None)
     r.ref = ref
     try:
         if during:
@@ -502,7 +504,7 @@ def second_claim(tmp):
     def during(r, ref):
         for name, tok in (('a', 'tokA-secret'), ('b', 'tokB-secret')):
             r.strangers.append(subprocess.Popen(
-                [HOSTILE, '--mode', 'slow', '--delay', '40', '--name', name,
+                [HOSTILE, '--mode', 'slow', '--delay', '80', '--name', name,
                  '--token', tok, '--endpoint', ep, '--idle', '30000'],
                 env=r.env, stdout=subprocess.DEVNULL,
                 stderr=subprocess.PIPE, text=True))
@@ -587,6 +589,24 @@ def forker(tmp):
                                 '--escape'])])
     label = 'forker --escape (20 children call setsid())'
     check_common(r, label, 1, 'escaper')
+
+    # the same under --sandbox (bubblewrap), where it is usable; the
+    # sandbox hides /tmp, so this match lives under the build directory
+    if subprocess.run(['bwrap', '--ro-bind', '/', '/', 'true'],
+                      capture_output=True).returncode != 0:
+        print('#   bubblewrap unusable here: no --sandbox variant')
+        return
+    sbx = tempfile.mkdtemp(prefix='maat-hostile2-', dir=BUILD)
+    try:
+        r = run_match(sbx, 'forker-escape-sandbox',
+                      [('rnd0', ['--mode', 'good']),
+                       ('escaper', ['--mode', 'forker', '--count', '20',
+                                    '--escape'])],
+                      extra=['--sandbox'], in_dir=True)
+        label = 'forker --escape under --sandbox'
+        check_common(r, label, 1, 'escaper')
+    finally:
+        subprocess.run(['rm', '-rf', sbx])
 
 
 # ---- hog ----------------------------------------------------------------
@@ -724,9 +744,9 @@ def other_game(tmp):
 
 def other_seat(tmp):
     r = run_match(tmp, 'other-seat',
-                  [('os', ['--mode', 'other-seat', '--delay', '60',
+                  [('os', ['--mode', 'other-seat', '--delay', '100',
                            '--count', '8']),
-                   ('slow', ['--mode', 'slow', '--delay', '150'])],
+                   ('slow', ['--mode', 'slow', '--delay', '250'])],
                   extra=['--on-malformed', 'strikes:1000'])
     label = 'other-seat (actions with the seq of the other seat\'s request)'
     hf = check_common(r, label, 0, 'os')

@@ -9,6 +9,7 @@
 static const maat_rules *const all_rules[] = {
     &maat_pyramids_rules,
     &maat_pyramix_rules,
+    &maat_architects_rules,
 };
 
 const maat_rules *maat_rules_find(const char *name)

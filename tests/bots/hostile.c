@@ -44,8 +44,8 @@
  *   spam          a child writes to stdout and stderr without pause; the
  *                 bot itself writes --count KiB (1024) to each before every
  *                 answer, and plays well (NAME.spam: bytes it wrote)
- *   other-game    answers with a legal action of another game (a Pyramix
- *                 action in a Pyramids match and vice versa), right seq
+ *   other-game    answers with a legal action of another game (Pyramix in
+ *                 a Pyramids match, Pyramids in any other), right seq
  *   other-seat    answers well, then, if no request of its own follows
  *                 within --delay MS, sends another legal action with the
  *                 next seq -- another seat's request -- up to --count times
@@ -278,11 +278,17 @@ static long mode_count(const hbot *b, long dflt)
  * complete {type: action, seq, action} message into sb. */
 static int pack_other_game(hbot *b, int64_t seq, msgpack_sbuffer *sb)
 {
+    /* Pyramix for a Pyramids match, Pyramids for any other game; else
+     * whichever other game is registered first */
     int count = 0;
     const maat_rules *const *all = maat_rules_all(&count), *o = NULL;
-    for (int i = 0; i < count && !o; i++)
+    o = maat_rules_find(strcmp(b->rules->name, "pyramids") ? "pyramids"
+                                                           : "pyramix");
+    for (int i = 0; i < count && (!o || o == b->rules); i++)
         if (all[i] != b->rules)
             o = all[i];
+    if (o == b->rules)
+        o = NULL;
     if (!o)
         return -1;
     maat_options opt = {0};

@@ -3,7 +3,8 @@
  * real game.
  *
  * Input:
- *   byte 0   the game: even = pyramids, odd = pyramix
+ *   byte 0   the game: maat_rules_all()[byte % count] (0 pyramids,
+ *            1 pyramix, then any game added to the registry)
  *   byte 1   seats: min_seats + byte % (max_seats - min_seats + 1)
  *   byte 2   the deal's seed
  *   byte 3   how many random legal moves to play before the messages
@@ -16,12 +17,13 @@
  * (abort() when broken, so libFuzzer keeps the input):
  *  - a refused message is refused with MAAT_EDECODE and a message;
  *  - decode_action gives the same answer with and without the state, and
- *    an accepted action has every field in its documented range (game.h,
- *    pyramids.h, pyramix.h; unused args -1) and survives encode_action ->
- *    decode_action unchanged;
+ *    an accepted action has a decision kind of the game, every field in its
+ *    documented range (pyramids.h, pyramix.h; unused args -1; other games:
+ *    the kind only) and survives encode_action -> decode_action unchanged;
  *  - apply accepts exactly the actions legal_actions lists; a refusal is
  *    MAAT_EILLEGAL (MAAT_ESTATE once over) with a message, emits no event
- *    and leaves the state byte for byte as it was;
+ *    and leaves the state as it was: every seat's observation the same
+ *    bytes (pyramids and pyramix: the state struct byte for byte);
  *  - after every move: a game that is not over has a seat to move and a
  *    legal action, a finished one has neither; every event and every
  *    seat's observation encodes to msgpack that maat_msg_check accepts;
@@ -51,6 +53,11 @@ static int is_pyramids(const maat_rules *r)
     return r == &maat_pyramids_rules;
 }
 
+static int is_pyramix(const maat_rules *r)
+{
+    return r == &maat_pyramix_rules;
+}
+
 static int in(int32_t v, int32_t lo, int32_t hi)
 {
     return v >= lo && v <= hi;
@@ -64,7 +71,8 @@ static int card_or_none(int32_t v)
 /* The documented ranges of a decoded action (pyramids.h, pyramix.h). */
 static void check_ranges(const maat_rules *r, const maat_action *a)
 {
-    int used = 0;
+    int used = MAAT_ACTION_ARGS;
+    CHECK(a->kind >= 0 && a->kind < r->n_decision_kinds);
     if (is_pyramids(r)) {
         switch (a->kind) {
         case MAAT_PYR_GOD:
@@ -90,13 +98,12 @@ static void check_ranges(const maat_rules *r, const maat_action *a)
         default:
             abort();
         }
-    } else {
+    } else if (is_pyramix(r)) {
         CHECK(a->kind == MAAT_PMX_REMOVE);
         for (int i = 0; i < 3; i++)
             CHECK(in(a->arg[i], 0, MAAT_PMX_LAYERS - 1));
         used = 3;
     }
-    CHECK(a->kind >= 0 && a->kind < r->n_decision_kinds);
     for (int i = used; i < MAAT_ACTION_ARGS; i++)
         CHECK(a->arg[i] == -1);
 }
@@ -127,15 +134,50 @@ static void check_roundtrip(const maat_rules *r, const maat_game *g,
     msgpack_sbuffer_destroy(&sb);
 }
 
-static size_t state_size(const maat_rules *r)
+/* What a refused action must leave untouched: the raw state where we
+ * know its type, and for every game every seat's observation (-1: none). */
+typedef struct snapshot {
+    void *raw;
+    size_t raw_size;
+    msgpack_sbuffer obs;
+} snapshot;
+
+static void take_snapshot(const maat_rules *r, const maat_game *g,
+                          snapshot *s)
 {
-    return is_pyramids(r) ? sizeof(maat_pyr_state) : sizeof(maat_pmx_state);
+    s->raw = NULL;
+    s->raw_size = 0;
+    if (is_pyramids(r) || is_pyramix(r)) {
+        const void *st = is_pyramids(r) ? (const void *)maat_pyr_state_of(g)
+                                        : (const void *)maat_pmx_state_of(g);
+        s->raw_size = is_pyramids(r) ? sizeof(maat_pyr_state)
+                                     : sizeof(maat_pmx_state);
+        s->raw = malloc(s->raw_size);
+        CHECK(s->raw);
+        memcpy(s->raw, st, s->raw_size);
+    }
+    msgpack_sbuffer_init(&s->obs);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &s->obs, msgpack_sbuffer_write);
+    for (int seat = -1; seat < r->seats(g); seat++)
+        CHECK(r->encode_observation(g, seat, &pk) == MAAT_OK);
+    maat_decision d = r->decision(g);
+    msgpack_pack_int(&pk, d.seat);
+    msgpack_pack_int(&pk, d.kind);
 }
 
-static const void *state_of(const maat_rules *r, const maat_game *g)
+static int same_snapshot(const snapshot *a, const snapshot *b)
 {
-    return is_pyramids(r) ? (const void *)maat_pyr_state_of(g)
-                          : (const void *)maat_pmx_state_of(g);
+    return a->raw_size == b->raw_size &&
+           (!a->raw_size || memcmp(a->raw, b->raw, a->raw_size) == 0) &&
+           a->obs.size == b->obs.size &&
+           memcmp(a->obs.data, b->obs.data, a->obs.size) == 0;
+}
+
+static void free_snapshot(snapshot *s)
+{
+    free(s->raw);
+    msgpack_sbuffer_destroy(&s->obs);
 }
 
 /* All legal actions of g (malloc'ed, caller frees); *n their number. */
@@ -240,10 +282,8 @@ static void on_message(const maat_rules *r, maat_game *g, const uint8_t *p,
         listed = memcmp(&legal[i], &a, sizeof a) == 0;
     free(legal);
 
-    size_t sz = state_size(r);
-    void *before = malloc(sz);
-    CHECK(before);
-    memcpy(before, state_of(r, g), sz);
+    snapshot before, after;
+    take_snapshot(r, g, &before);
     maat_events ev = {NULL, 0, 0};
     maat_error ea = {0, ""};
     rc = r->apply(g, &a, &ev, &ea);
@@ -257,9 +297,11 @@ static void on_message(const maat_rules *r, maat_game *g, const uint8_t *p,
               (rc == MAAT_ESTATE && r->is_over(g)));
         CHECK(ea.code == rc && ea.msg[0]);
         CHECK(ev.count == 0);
-        CHECK(memcmp(before, state_of(r, g), sz) == 0);
+        take_snapshot(r, g, &after);
+        CHECK(same_snapshot(&before, &after));
+        free_snapshot(&after);
     }
-    free(before);
+    free_snapshot(&before);
     maat_events_free(&ev);
 }
 
@@ -267,9 +309,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 4)
         return 0;
-    const maat_rules *r = maat_rules_find((data[0] & 1) ? "pyramix"
-                                                          : "pyramids");
-    CHECK(r);
+    int n_games;
+    const maat_rules *const *games = maat_rules_all(&n_games);
+    CHECK(n_games > 0);
+    const maat_rules *r = games[data[0] % n_games];
     int seats = r->min_seats + data[1] % (r->max_seats - r->min_seats + 1);
     maat_error e = {0, ""};
     maat_setup *setup = r->setup_new(NULL, &e);
@@ -281,15 +324,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* random legal moves first, to reach the later decisions */
     maat_rng rng;
     maat_rng_seed(&rng, 0x9e3779b97f4a7c15ULL ^ data[2]);
+    static maat_action legal[1024]; /* more than pyramids ever offers */
     for (int i = 0; i < data[3] && !r->is_over(g); i++) {
-        int n;
-        maat_action *legal = legal_list(r, g, &n);
+        int n = r->legal_actions(g, legal, 1024);
         CHECK(n > 0);
-        maat_action pick = legal[maat_rng_below(&rng, (uint64_t)n)];
-        free(legal);
-        CHECK(r->apply(g, &pick, NULL, &e) == MAAT_OK);
-        check_decision(r, g);
+        if (n <= 1024) {
+            CHECK(r->apply(g, &legal[maat_rng_below(&rng, (uint64_t)n)],
+                           NULL, &e) == MAAT_OK);
+        } else {
+            maat_action *all = legal_list(r, g, &n);
+            CHECK(r->apply(g, &all[maat_rng_below(&rng, (uint64_t)n)], NULL,
+                           &e) == MAAT_OK);
+            free(all);
+        }
     }
+    check_decision(r, g);
 
     size_t pos = 4;
     while (pos < size) {

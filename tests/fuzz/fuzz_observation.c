@@ -2,10 +2,12 @@
  * what a malicious referee can send a bot built on the SDK.
  *
  * Input:
- *   byte 0   bit 0: the game (0 pyramids, 1 pyramix) until a welcome
- *            names one; bits 1-3: the bot's seat until a start says
- *   byte 1   seats: min_seats + byte % (max_seats - min_seats + 1)
- *   byte 2   seed of the determinization draws
+ *   byte 0   the game until a welcome names one: maat_rules_all()[byte %
+ *            count] (0 pyramids, 1 pyramix, then any game added), with the
+ *            reference setup (setup_new without options)
+ *   byte 1   the bot's seat (byte % 8) until a start says
+ *   byte 2   seats: min_seats + byte % (max_seats - min_seats + 1)
+ *   byte 3   seed of the determinization draws
  *   then     frames [length, 2 bytes little-endian][that many bytes], each
  *            one referee -> bot message; a length past the end takes what
  *            is left
@@ -22,13 +24,16 @@
  * Invariants (abort() when broken):
  *  - a refused setup/observation/action is refused with a code and a
  *    message; an accepted setup re-encodes and re-decodes to the same bytes;
- *    accepted legal actions have their fields in the documented ranges;
- *  - a state from determinize shows its seat the observation it came from:
- *    encode_observation of the sample decodes to the input observation
- *    (cards the input did not show may be anything), its card ids are all
- *    in range and each card is in exactly one place (pyramids: deck, quarry,
- *    hands, tombs, pyramids, obelisks, discard; pyramix: each cube at most
- *    once on the board or in a collection);
+ *    accepted legal actions have a decision kind of the game and (pyramids,
+ *    pyramix) their fields in the documented ranges;
+ *  - every game: the sample's observations encode to msgpack that
+ *    maat_msg_check accepts;
+ *  - pyramids and pyramix: a state from determinize shows its seat the
+ *    observation it came from (encode_observation of the sample decodes to
+ *    the input observation; cards the input did not show may be anything),
+ *    its card ids are all in range and each card is in exactly one place
+ *    (pyramids: deck, quarry, hands, tombs, pyramids, obelisks, discard;
+ *    pyramix: each cube at most once on the board or in a collection);
  *  - the sample is a playable game: until it is over there is a seat to
  *    move and a legal action, every legal action applies, the game ends
  *    within 2000 moves, and the cards stay conserved on the way.
@@ -67,6 +72,11 @@ static int is_pyramids(const maat_rules *r)
     return r == &maat_pyramids_rules;
 }
 
+static int is_pyramix(const maat_rules *r)
+{
+    return r == &maat_pyramix_rules;
+}
+
 static int in(int64_t v, int64_t lo, int64_t hi)
 {
     return v >= lo && v <= hi;
@@ -82,7 +92,8 @@ static void pack_init(msgpack_sbuffer *sb, msgpack_packer *pk)
 
 static void check_ranges(const maat_rules *r, const maat_action *a)
 {
-    int used;
+    int used = MAAT_ACTION_ARGS;
+    CHECK(a->kind >= 0 && a->kind < r->n_decision_kinds);
     if (is_pyramids(r)) {
         used = 1;
         switch (a->kind) {
@@ -106,7 +117,7 @@ static void check_ranges(const maat_rules *r, const maat_action *a)
         default:
             abort();
         }
-    } else {
+    } else if (is_pyramix(r)) {
         CHECK(a->kind == MAAT_PMX_REMOVE);
         for (int i = 0; i < 3; i++)
             CHECK(in(a->arg[i], 0, MAAT_PMX_LAYERS - 1));
@@ -199,7 +210,7 @@ static void check_conserved(const maat_rules *r, const maat_game *g)
 {
     if (is_pyramids(r))
         pyr_conserved(maat_pyr_state_of(g));
-    else
+    else if (is_pyramix(r))
         pmx_conserved(maat_pmx_state_of(g));
 }
 
@@ -319,11 +330,28 @@ static void pmx_same(const pmx_canon *a, const pmx_canon *b)
     CHECK(memcmp(a->collected, b->collected, sizeof a->collected) == 0);
 }
 
+/* Every seat's observation of g is msgpack our validator accepts. */
+static void check_observations_wellformed(const maat_rules *r,
+                                          const maat_game *g)
+{
+    for (int seat = -1; seat < r->seats(g); seat++) {
+        msgpack_sbuffer sb;
+        msgpack_packer pk;
+        pack_init(&sb, &pk);
+        CHECK(r->encode_observation(g, seat, &pk) == MAAT_OK);
+        maat_error e = {0, ""};
+        CHECK(maat_msg_check(sb.data, sb.size, &e) == MAAT_OK);
+        msgpack_sbuffer_destroy(&sb);
+    }
+}
+
 /* encode_observation of the sample, for the seat the input was for. */
 static void check_same_observation(const bot *b, const maat_game *g,
                                    const msgpack_object *obs)
 {
     const maat_rules *r = b->rules;
+    if (!is_pyramids(r) && !is_pyramix(r))
+        return;
     int64_t seat = 0;
     if (maat_msg_get_int(obs, "seat", -1, MAAT_MAX_SEATS - 1, &seat,
                          NULL) != MAAT_OK || seat >= r->seats(g))
@@ -361,9 +389,12 @@ static void playout(const maat_rules *r, const maat_game *sample,
     while (!r->is_over(g)) {
         CHECK(moves++ < PLAYOUT_MOVES);
         maat_decision d = r->decision(g);
-        CHECK(d.seat >= 0 && d.seat < r->seats(g));
         int n = r->legal_actions(g, NULL, 0);
-        CHECK(n > 0);
+        /* a forged observation may describe a dead end further on (the
+         * sample passed determinize's check of its first move); what must
+         * hold is that the engine stays in bounds and a bot can stop */
+        if (n == 0 || d.seat < 0 || d.seat >= r->seats(g))
+            break;
         if (n > cap) {
             maat_action *a = realloc(legal, sizeof *a * (size_t)n);
             CHECK(a);
@@ -418,6 +449,7 @@ static void on_observation(bot *b, const msgpack_object *events,
     }
     CHECK(b->rules->seats(g) == b->seats);
     check_conserved(b->rules, g);
+    check_observations_wellformed(b->rules, g);
     check_same_observation(b, g, obs);
     playout(b->rules, g, &b->rng);
     b->rules->destroy(&g);
@@ -501,22 +533,24 @@ static void on_message(bot *b, const uint8_t *p, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size < 3)
+    if (size < 4)
         return 0;
     bot b;
     memset(&b, 0, sizeof b);
-    b.rules = maat_rules_find((data[0] & 1) ? "pyramix" : "pyramids");
-    CHECK(b.rules);
-    b.seat = (data[0] >> 1) & 7;
+    int n_games;
+    const maat_rules *const *games = maat_rules_all(&n_games);
+    CHECK(n_games > 0);
+    b.rules = games[data[0] % n_games];
+    b.seat = data[1] & 7;
     b.seats = b.rules->min_seats +
-              data[1] % (b.rules->max_seats - b.rules->min_seats + 1);
-    maat_rng_seed(&b.rng, data[2]);
+              data[2] % (b.rules->max_seats - b.rules->min_seats + 1);
+    maat_rng_seed(&b.rng, data[3]);
     maat_error e = {0, ""};
     b.setup = b.rules->setup_new(NULL, &e);
     CHECK(b.setup);
     new_view(&b);
 
-    size_t pos = 3;
+    size_t pos = 4;
     while (pos < size) {
         size_t len = data[pos];
         if (pos + 1 < size)

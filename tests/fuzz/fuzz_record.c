@@ -3,12 +3,13 @@
  * maat_record_verify (maat-referee --verify).
  *
  * The verifier takes a path, so each input is written to one temporary
- * file per process ($TMPDIR or /tmp, maat-fuzz-record-<pid>.json, removed
- * at exit).  The differences report goes nowhere (report = NULL).  A record
- * may name a deck file; the fuzzer must not open whatever path it makes
- * up (/dev/stdin would hang it), so a record naming any deck other than
- * "reference" is verified with the reference deck file of the source tree
- * passed as the override (MAAT_FUZZ_DECK) -- the same code path.
+ * file per process (maat-fuzz-record-<pid>.json in $TMPDIR, else
+ * /dev/shm, else /tmp; removed at exit).  The differences report goes
+ * nowhere (report = NULL).  A record may name a deck file; the fuzzer must
+ * not open whatever path it makes up (/dev/stdin would hang it), so a
+ * record naming any deck other than "reference" is verified with the
+ * reference deck file of the source tree passed as the override
+ * (MAAT_FUZZ_DECK) -- the same code path.
  *
  * Invariants (abort() when broken): the result is -1 with an error code and
  * message, or a count of differences >= 0.
@@ -30,25 +31,36 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define CHECK(cond)                                                         \
-    do {                                                                    \
-        if (!(cond))                                                        \
-            abort();                                                        \
-    } while (0)
-
-static char path[512];
+static char path[512]; /* the temporary file the inputs go to */
 
 static void remove_temp(void)
 {
-    unlink(path);
+    if (path[0])
+        unlink(path);
 }
+
+/* A broken invariant: no temporary file left behind, then abort. */
+__attribute__((noreturn)) static void fail(void)
+{
+    remove_temp();
+    abort();
+}
+
+#define CHECK(cond)                                                         \
+    do {                                                                    \
+        if (!(cond))                                                        \
+            fail();                                                         \
+    } while (0)
 
 static void write_temp(const uint8_t *data, size_t size)
 {
     if (!path[0]) {
+        /* memory-backed when we can: a disk file costs ~20x the exec rate */
         const char *dir = getenv("TMPDIR");
-        snprintf(path, sizeof path, "%s/maat-fuzz-record-%ld.json",
-                 dir && *dir ? dir : "/tmp", (long)getpid());
+        if (!dir || !*dir)
+            dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+        snprintf(path, sizeof path, "%s/maat-fuzz-record-%ld.json", dir,
+                 (long)getpid());
         atexit(remove_temp);
     }
     FILE *f = fopen(path, "wb");

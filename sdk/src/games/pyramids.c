@@ -95,8 +95,14 @@ static int deal_card(maat_pyr_state *st)
     return st->order[st->deck_pos++];
 }
 
+static void end_game(maat_pyr_state *st, maat_events *ev);
+
 static void start_round(maat_pyr_state *st, maat_events *ev)
 {
+    if (st->deck_pos + 2 * st->seats > MAAT_PYR_CARDS) {
+        end_game(st, ev); /* only a hand-made state runs out of cards */
+        return;
+    }
     emit(ev, PUBLIC, MAAT_PYR_EV_ROUND, -1, st->round, st->first,
          st->set_aside);
     for (int i = 0; i < st->seats; i++) {
@@ -384,7 +390,11 @@ static int build_actions(const maat_pyr_state *st, const maat_pyr_seat *s,
 {
     int spot[16][2];
     int ns = spots(s, spot, 16);
-    int god = s->god, tomb = pyr_may_tomb(god), ob = pyr_may_obelisk(god);
+    /* (the size checks only bind in hand-made states: one card per
+     * edifice per round fills at most 10) */
+    int god = s->god;
+    int tomb = pyr_may_tomb(god) && s->tomb_n < MAAT_PYR_ROUNDS;
+    int ob = pyr_may_obelisk(god) && s->obelisk_n < MAAT_PYR_ROUNDS;
     int both = ob && pyr_may_both(god, st->seats);
     int n = 0;
     for (int i = 0; i < s->hand_n; i++) {
@@ -448,7 +458,7 @@ static int legal_actions(const maat_game *g, maat_action *out, int cap)
                 put(out, cap, &n, MAAT_PYR_GOD, t, -1, -1, -1, -1);
         break;
     case MAAT_PYR_PAIR:
-        for (int i = 0; i < st->seats; i++)
+        for (int i = 0; i < st->seats && s->hand_n <= 1; i++)
             if (st->quarry[i][0] >= 0)
                 put(out, cap, &n, MAAT_PYR_PAIR, i, -1, -1, -1, -1);
         break;
@@ -485,12 +495,16 @@ static int check_build(const maat_pyr_state *st, const maat_pyr_seat *s,
             return maat_error_set(err, MAAT_EILLEGAL,
                                   "card %d for the tomb is not another card "
                                   "in your hand", tomb);
+        if (s->tomb_n >= MAAT_PYR_ROUNDS)
+            return maat_error_set(err, MAAT_EILLEGAL, "the tomb is full");
     }
     if (ob != -1) {
         if (!pyr_may_obelisk(god))
             return maat_error_set(err, MAAT_EILLEGAL,
                                   "%s does not allow an obelisk card",
                                   maat_pyr_god_names[god]);
+        if (s->obelisk_n >= MAAT_PYR_ROUNDS)
+            return maat_error_set(err, MAAT_EILLEGAL, "the obelisk is full");
         if (ob == card || ob == tomb || hand_index(s, ob) < 0)
             return maat_error_set(err, MAAT_EILLEGAL,
                                   "card %d for the obelisk is not another "
@@ -528,6 +542,10 @@ static int check(const maat_pyr_state *st, const maat_action *a,
             return maat_error_set(err, MAAT_EILLEGAL,
                                   "quarry pair %d is not available",
                                   a->arg[0]);
+        if (s->hand_n > 1) /* only a hand-made state gets here */
+            return maat_error_set(err, MAAT_EILLEGAL, "the hand has %d "
+                                  "cards; a pair fits only a hand of 0 or 1",
+                                  s->hand_n);
         return MAAT_OK;
     case MAAT_PYR_KEEP:
         if (hand_index(s, a->arg[0]) < 0)

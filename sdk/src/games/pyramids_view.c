@@ -220,6 +220,14 @@ int maat_pyr_observation_decode(const msgpack_object *o, maat_pyr_state *st,
     st->to_move = (int)v;
     if ((rc = maat_msg_get_int(o, "deck_size", 0, MAAT_PYR_CARDS, &v, err)))
         return rc;
+    /* the deck size follows from the round: one card per seat, then a
+     * quarry of one pair per seat each round */
+    if (v != MAAT_PYR_CARDS - st->seats - 2 * st->seats * st->round)
+        return maat_error_set(err, MAAT_EDECODE, "field 'deck_size' is %d; "
+                              "round %d with %d seats leaves %d", (int)v,
+                              st->round, st->seats,
+                              MAAT_PYR_CARDS - st->seats -
+                                  2 * st->seats * st->round);
     st->deck_pos = MAAT_PYR_CARDS - (int)v;
     if ((rc = maat_msg_get_int_or(o, "set_aside", 1, 4, 0, &v, err)))
         return rc;

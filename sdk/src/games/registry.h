@@ -7,5 +7,6 @@
 
 extern const maat_rules maat_pyramids_rules;
 extern const maat_rules maat_pyramix_rules;
+extern const maat_rules maat_architects_rules;
 
 #endif
