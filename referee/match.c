@@ -594,6 +594,26 @@ static int sandbox_command(const match *m, const char *cmd, char *out,
     append_quoted(out, len, cwd);
     strncat(out, " ", len - strlen(out) - 1);
     append_quoted(out, len, cwd);
+    /* programs named by absolute path under /tmp stay reachable too
+     * (read-only): e.g. a bot built in a clone under /tmp */
+    char words[4096];
+    snprintf(words, sizeof words, "%s", cmd);
+    for (char *save = NULL, *w = strtok_r(words, " \t\"'", &save); w;
+         w = strtok_r(NULL, " \t\"'", &save)) {
+        /* the whole top directory under /tmp (/tmp/X of /tmp/X/...): a
+         * program's libraries are often beside it (RUNPATH $ORIGIN/..) */
+        char *slash = strncmp(w, "/tmp/", 5) == 0 ? strchr(w + 5, '/')
+                                                 : NULL;
+        if (!slash)
+            continue;
+        *slash = 0;
+        if (access(w, F_OK) != 0)
+            continue;
+        strncat(out, " --ro-bind ", len - strlen(out) - 1);
+        append_quoted(out, len, w);
+        strncat(out, " ", len - strlen(out) - 1);
+        append_quoted(out, len, w);
+    }
     strncat(out, " --unshare-net --unshare-ipc --unshare-pid "
             "--die-with-parent --setenv TMPDIR /tmp --chdir ",
             len - strlen(out) - 1);
