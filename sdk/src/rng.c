@@ -36,13 +36,15 @@ uint64_t maat_rng_next(maat_rng *r)
     return result;
 }
 
-/* Reject the lowest (2^64 mod n) values so every residue is equally likely. */
+/* Reject the lowest (2^64 mod n) values so every residue is equally likely.
+ * That threshold is always below n, so a draw x >= n (nearly every draw)
+ * is accepted without computing it: one 64-bit division saved per draw,
+ * the same results. */
 uint64_t maat_rng_below(maat_rng *r, uint64_t n)
 {
-    uint64_t threshold = (0 - n) % n;
     for (;;) {
         uint64_t x = maat_rng_next(r);
-        if (x >= threshold)
+        if (x >= n || x >= (0 - n) % n)
             return x % n;
     }
 }
