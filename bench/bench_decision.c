@@ -249,7 +249,7 @@ static size_t reply_size(int64_t seq, const msgpack_object *action)
     msgpack_sbuffer sb;
     msgpack_packer pk;
     msgpack_sbuffer_init(&sb);
-    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
     msgpack_pack_map(&pk, 3);
     maat_pack_kv_str(&pk, "type", "action");
     maat_pack_kv_int(&pk, "seq", seq);

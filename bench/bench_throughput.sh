@@ -2,19 +2,23 @@
 # bench_throughput.sh -- Pyramids games per second through maat-referee.
 #
 #   bench/bench_throughput.sh [--build DIR] [--games N] [--matches M]
-#                             [--repeat R] [--seconds S]
+#                             [--repeat R] [--bot CMD] [--ladder-only]
+#                             [--seconds S]
 #
-# Bots answer at once (sample-bots/maat-random), so the numbers are the
-# referee's and the transport's, not the bots'.  Measured, each R times
-# (the median is printed last):
+# By default the bots answer at once (sample-bots/maat-random), so the
+# numbers are the referee's and the transport's, not the bots'; --bot CMD
+# plays every seat with CMD instead (e.g. "build-bench/sample-bots/maat-mcts
+# --iterations 100", a bot that thinks).  Measured, each R times (the
+# median is printed last):
 #   series   2 and 4 seats: one `maat-referee --games N` (bots spawned once)
 #   spawned  2 and 4 seats: N/4 separate `maat-referee` runs of one game
 #            (bots spawned for every game)
 #   ladder   `maat-ladder run` of M duplicate 2-seat matches (2 games each,
 #            one referee per match) with --jobs 1 and --jobs 2
-# Wall time from `date`, CPU (user+sys of the whole process tree) from
-# /usr/bin/time when it exists.  --seconds is accepted for run-all.sh and
-# ignored.  Defaults: build-bench, N 200, M 60, R 3.
+# --ladder-only skips the first two.  Wall time from `date`, CPU (user+sys
+# of the whole process tree) from /usr/bin/time when it exists.  --seconds
+# is accepted for run-all.sh and ignored.  Defaults: build-bench, N 200,
+# M 60, R 3.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -22,21 +26,25 @@ build="$root/build-bench"
 games=200
 matches=60
 repeat=3
+bot=""
+ladder_only=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$(cd "$2" && pwd); shift 2 ;;
         --games) games="$2"; shift 2 ;;
         --matches) matches="$2"; shift 2 ;;
         --repeat) repeat="$2"; shift 2 ;;
+        --bot) bot="$2"; shift 2 ;;
+        --ladder-only) ladder_only=1; shift ;;
         --seconds) shift 2 ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench_throughput.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
 ref="$build/referee/maat-referee"
 lad="$build/ladder/maat-ladder"
-bot="$build/sample-bots/maat-random"
-for p in "$ref" "$lad" "$bot"; do
+[ -n "$bot" ] || bot="$build/sample-bots/maat-random"
+for p in "$ref" "$lad" "${bot%% *}"; do
     [ -x "$p" ] || { echo "bench_throughput.sh: no $p (ninja -C $build)" >&2; exit 1; }
 done
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/maat-bench-tp-XXXXXX")
@@ -59,12 +67,13 @@ set_bots() { # SEATS: bots=(--bot r0=BOT --bot r1=BOT ...)
     for ((i = 0; i < $1; i++)); do bots+=(--bot "r$i=$bot"); done
 }
 
-echo "# bench_throughput: Pyramids games/s, bots answering at once (maat-random)"
+echo "# bench_throughput: Pyramids games/s, every seat: $bot"
 echo "# $(nproc) cores; load average at start: $(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%-8s %5s %6s %8s %9s %8s %10s  %s\n" kind seats games wall_s games/s cpu_s cpu_ms/game command
 
 # --- series: the bots stay up ------------------------------------------
 for seats in 2 4; do
+    [ "$ladder_only" = 1 ] && break
     rates=()
     for ((r = 0; r < repeat; r++)); do
         set_bots "$seats"
@@ -80,7 +89,7 @@ for seats in 2 4; do
         rates+=("$rate")
         printf "%-8s %5d %6d %8.2f %9.1f %8s %10s  %s\n" series "$seats" \
             "$games" "$wall" "$rate" "$cpu" "$cpg" \
-            "maat-referee --quiet --games $games --seed 1 + $seats x --bot rK=maat-random"
+            "maat-referee --quiet --games $games --seed 1 + $seats x --bot rK=$(basename "${bot%% *}")"
     done
     printf "%-8s %5d %6s %8s %9.1f   (median of %d)\n" series "$seats" "" "" \
         "$(printf '%s\n' "${rates[@]}" | median)" "$repeat"
@@ -89,6 +98,7 @@ done
 # --- spawned: one referee (and new bots) per game ------------------------
 n_spawn=$(( games / 4 > 0 ? games / 4 : 1 ))
 for seats in 2 4; do
+    [ "$ladder_only" = 1 ] && break
     rates=()
     for ((r = 0; r < repeat; r++)); do
         rm -f "$tmp/cpu"
@@ -106,7 +116,7 @@ for seats in 2 4; do
         rates+=("$rate")
         printf "%-8s %5d %6d %8.2f %9.1f %8s %10s  %s\n" spawned "$seats" \
             "$n_spawn" "$wall" "$rate" "$cpu" "$cpg" \
-            "for i in 1..$n_spawn: maat-referee --quiet --seed \$i + $seats x --bot rK=maat-random"
+            "for i in 1..$n_spawn: maat-referee --quiet --seed \$i + $seats x --bot rK=$(basename "${bot%% *}")"
     done
     printf "%-8s %5d %6s %8s %9.1f   (median of %d)\n" spawned "$seats" "" "" \
         "$(printf '%s\n' "${rates[@]}" | median)" "$repeat"
@@ -147,7 +157,7 @@ for jobs in 1 2; do
         rates+=("$rate")
         printf "%-8s %5d %6d %8.2f %9.1f %8s %10s  %s\n" "ladder-j$jobs" 2 \
             "$played" "$wall" "$rate" "$cpu" "$cpg" \
-            "maat-ladder run t.json --jobs $jobs --quiet ($matches duplicate 2-seat matches, 4 x maat-random)"
+            "maat-ladder run t.json --jobs $jobs --quiet ($matches duplicate 2-seat matches, 4 x $(basename "${bot%% *}"))"
     done
     lrate[$jobs]=$(printf '%s\n' "${rates[@]}" | median)
     printf "%-8s %5d %6s %8s %9.1f   (median of %d)\n" "ladder-j$jobs" 2 "" "" \

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "maat/msg.h"
 #include "maat/game.h"
 #include "maat/policy.h"
 
@@ -27,7 +28,7 @@ static void print_event(const maat_rules *r, const maat_game *g,
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
     r->encode_event(g, e, &pk);
     msgpack_unpacked u;
     msgpack_unpacked_init(&u);

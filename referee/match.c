@@ -108,6 +108,7 @@ typedef struct match {
     int game_index;
     uint64_t game_seed;
     int decision_no;
+    int64_t processes_checked_ns; /* last check_processes, now_ns() */
     maat_rng default_rng;
     json_t *decisions, *faults;
     int pending_action_ok;  /* set by the message handler */
@@ -533,8 +534,16 @@ static void wait_input(match *m, int64_t deadline_ns)
     int rc = zmq_poll(items, n, left_ms > 200 ? 200 : (long)left_ms);
     if (rc < 0 && zmq_errno() != EINTR)
         return;
+    /* Reading the bots' pipes and reaping costs two system calls per bot,
+     * so it is done only when there is a reason: a signal (SIGCHLD), output
+     * on a pipe, or 200 ms since the last look (a process can end without
+     * a SIGCHLD reaching us, e.g. a grandchild holding the pipe). */
+    int look = rc == 0 || now_ns() - m->processes_checked_ns > 200000000;
+    for (int i = 2 + (zap != NULL); i < n; i++)
+        look |= items[i].revents != 0;
     if (items[1].revents & ZMQ_POLLIN) {
         struct signalfd_siginfo si;
+        look = 1;
         while (read(m->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
             if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
                 say(m, "interrupted by signal %u; stopping", si.ssi_signo);
@@ -548,7 +557,10 @@ static void wait_input(match *m, int64_t deadline_ns)
         on_inbound(m, &in);
         maat_inbound_close(&in);
     }
-    check_processes(m);
+    if (look) {
+        check_processes(m);
+        m->processes_checked_ns = now_ns();
+    }
 }
 
 /* ---- the match ------------------------------------------------------ */
@@ -846,7 +858,10 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
         fault(m, b, b->dead_kind, "%s", b->dead_detail);
     /* the clock starts before the send: sending is part of the turn */
     int64_t t0 = now_ns();
-    uint64_t cpu0 = !b->out && b->proc ? maat_proc_cpu_ns(b->proc) : 0;
+    /* the bot's CPU clock is a system call to read: only when it is shown
+     * (the summary) or recorded (--record-timing) */
+    int timed_cpu = b->proc && (m->c->record_timing || !m->c->quiet);
+    uint64_t cpu0 = !b->out && timed_cpu ? maat_proc_cpu_ns(b->proc) : 0;
     if (!b->out && send_request(m, b, d, legal, n_legal) == 0) {
         int64_t allowed = base_ms(m, b) + b->bank_ms;
         int64_t deadline = t0 + (allowed + m->c->clock.grace_ms) * 1000000;
@@ -855,7 +870,7 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
                now_ns() < deadline)
             wait_input(m, deadline);
         wall = now_ns() - t0;
-        cpu = b->proc ? maat_proc_cpu_ns(b->proc) - cpu0 : 0;
+        cpu = timed_cpu ? maat_proc_cpu_ns(b->proc) - cpu0 : 0;
         b->first_done = 1;
         b->decisions++;
         b->wall_ns_total += wall;
@@ -1152,7 +1167,7 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
     m->n = c->n_bots;
     m->sigfd = -1;
     msgpack_sbuffer_init(&m->ob.sb);
-    msgpack_packer_init(&m->ob.pk, &m->ob.sb, msgpack_sbuffer_write);
+    msgpack_packer_init(&m->ob.pk, &m->ob.sb, maat_sbuffer_write);
     int rc = MAAT_OK;
     if (m->n < c->rules->min_seats || m->n > c->rules->max_seats) {
         rc = maat_error_set(err, MAAT_EINVAL, "%s is for %d to %d seats; "

@@ -26,7 +26,7 @@ static int replay_action(const maat_rules *r, maat_game *g, json_t *action,
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
     int rc = MAAT_EDECODE;
     maat_error_set(err, rc, "the action is not a JSON object");
     if (json_is_object(action) && maat_json_to_msgpack(action, &pk) == 0) {

@@ -682,6 +682,265 @@ static void test_mutation(long rounds)
            "but not decoded\n", rounds, accepted, refused, lost);
 }
 
+/* ---- maat_msg_fields: one pass over a map's keys ---- */
+
+static void pack_s(const char *s, size_t n)
+{
+    msgpack_pack_str(&pk, n);
+    msgpack_pack_str_body(&pk, s, n);
+}
+#define PACK_S(lit) pack_s(lit, sizeof(lit) - 1)
+
+/* maat_msg_fields on the decoded sb, which must give rc and (when
+ * refused) a message equal to `want` and to maat_msg_only_keys's. */
+#define FIELDS(keys, vals, rc, want)                                         \
+    fields_((keys), (vals), (rc), (want), __FILE__, __LINE__)
+
+static void fields_(const char *const *keys, const msgpack_object **vals,
+                    int rc, const char *want, const char *file, int line)
+{
+    const msgpack_object *m = sb.size ? decode_((unsigned char)sb.data[0],
+                                                file, line) : NULL;
+    maat_error e = { 0, "" }, eo = { 0, "" };
+    int got = maat_msg_fields(m, keys, vals, "the thing", &e);
+    if (!check_at(got == rc, "maat_msg_fields rc", file, line))
+        fprintf(stderr, "    wanted %d got %d (%s)\n", rc, got, e.msg);
+    if (want && !check_at(strcmp(e.msg, want) == 0, "message", file, line))
+        fprintf(stderr, "    wanted \"%s\" got \"%s\"\n", want, e.msg);
+    if (rc != MAAT_EINVAL) { /* the same verdict as maat_msg_only_keys */
+        int old = maat_msg_only_keys(m, keys, "the thing", &eo);
+        check_at(old == got, "same rc as maat_msg_only_keys", file, line);
+        if (got && !check_at(strcmp(e.msg, eo.msg) == 0,
+                             "same message as maat_msg_only_keys", file,
+                             line))
+            fprintf(stderr, "    \"%s\" vs \"%s\"\n", e.msg, eo.msg);
+    }
+    check_at(maat_msg_fields(m, keys, vals, "the thing", NULL) == rc,
+             "same rc with a NULL err", file, line);
+}
+
+static void test_fields(void)
+{
+    static const char *const abc[] = {"a", "bb", "card", NULL};
+    const msgpack_object *v[MAAT_MSG_MAX_FIELDS + 1];
+    int64_t n;
+
+    /* found and absent, in any order; the values are the map's own */
+    fresh();
+    msgpack_pack_map(&pk, 2);
+    PACK_S("card");
+    msgpack_pack_int(&pk, 7);
+    PACK_S("a");
+    PACK_S("x");
+    FIELDS(abc, v, MAAT_OK, NULL);
+    CHECK(v[0] && maat_msg_str_eq(v[0], "x"), "a found");
+    CHECK(v[1] == NULL, "bb absent");
+    CHECK(v[2] && is_uint(v[2], 7), "card found");
+    CHECK(v[0] == maat_msg_get(&up.data, "a") &&
+              v[2] == maat_msg_get(&up.data, "card"), "same as maat_msg_get");
+
+    /* an empty map: every field absent */
+    fresh();
+    msgpack_pack_map(&pk, 0);
+    v[0] = v[1] = v[2] = &missing;
+    FIELDS(abc, v, MAAT_OK, NULL);
+    CHECK(!v[0] && !v[1] && !v[2], "all absent");
+
+    /* an empty key list: any key is unknown */
+    static const char *const none[] = {NULL};
+    FIELDS(none, v, MAAT_OK, NULL);
+    fresh();
+    msgpack_pack_map(&pk, 1);
+    PACK_S("a");
+    msgpack_pack_nil(&pk);
+    FIELDS(none, v, MAAT_EDECODE, "the thing has an unknown field 'a'");
+
+    /* unknown keys, including prefixes, extensions and a NUL inside */
+    static const char *const unknown[][2] = {
+        {"zz", "the thing has an unknown field 'zz'"},
+        {"car", "the thing has an unknown field 'car'"},
+        {"cards", "the thing has an unknown field 'cards'"},
+        {"b", "the thing has an unknown field 'b'"},
+        {"", "the thing has an unknown field ''"},
+        {"A", "the thing has an unknown field 'A'"},
+    };
+    for (size_t i = 0; i < sizeof unknown / sizeof *unknown; i++) {
+        fresh();
+        msgpack_pack_map(&pk, 2);
+        PACK_S("a");
+        msgpack_pack_int(&pk, 1);
+        pack_s(unknown[i][0], strlen(unknown[i][0]));
+        msgpack_pack_int(&pk, 2);
+        FIELDS(abc, v, MAAT_EDECODE, unknown[i][1]);
+    }
+    fresh();
+    msgpack_pack_map(&pk, 1);
+    PACK_S("card\0"); /* 5 bytes: not "card" */
+    msgpack_pack_int(&pk, 1);
+    FIELDS(abc, v, MAAT_EDECODE, NULL);
+    /* a long unknown name is cut at 40 characters */
+    fresh();
+    msgpack_pack_map(&pk, 1);
+    PACK_S("0123456789012345678901234567890123456789-and-more");
+    msgpack_pack_int(&pk, 1);
+    FIELDS(abc, v, MAAT_EDECODE, "the thing has an unknown field "
+                                 "'0123456789012345678901234567890123456789'");
+
+    /* a repeated key, next to or apart from its first */
+    fresh();
+    msgpack_pack_map(&pk, 3);
+    PACK_S("bb");
+    msgpack_pack_int(&pk, 1);
+    PACK_S("a");
+    msgpack_pack_int(&pk, 2);
+    PACK_S("bb");
+    msgpack_pack_int(&pk, 3);
+    FIELDS(abc, v, MAAT_EDECODE, "the thing repeats field 'bb'");
+    /* the first problem in map order is the one reported */
+    fresh();
+    msgpack_pack_map(&pk, 3);
+    PACK_S("a");
+    msgpack_pack_int(&pk, 1);
+    PACK_S("a");
+    msgpack_pack_int(&pk, 2);
+    PACK_S("zz");
+    msgpack_pack_int(&pk, 3);
+    FIELDS(abc, v, MAAT_EDECODE, "the thing repeats field 'a'");
+    fresh();
+    msgpack_pack_map(&pk, 3);
+    PACK_S("zz");
+    msgpack_pack_int(&pk, 1);
+    PACK_S("a");
+    msgpack_pack_int(&pk, 2);
+    PACK_S("a");
+    msgpack_pack_int(&pk, 3);
+    FIELDS(abc, v, MAAT_EDECODE, "the thing has an unknown field 'zz'");
+
+    /* a key that is not a string */
+    fresh();
+    msgpack_pack_map(&pk, 2);
+    PACK_S("a");
+    msgpack_pack_int(&pk, 1);
+    msgpack_pack_int(&pk, 5);
+    msgpack_pack_int(&pk, 2);
+    FIELDS(abc, v, MAAT_EDECODE, "the thing has a key that is not a string");
+    fresh();
+    msgpack_pack_map(&pk, 1);
+    msgpack_pack_bin(&pk, 1);
+    msgpack_pack_bin_body(&pk, "a", 1);
+    msgpack_pack_int(&pk, 2);
+    FIELDS(abc, v, MAAT_EDECODE, "the thing has a key that is not a string");
+
+    /* not a map (and no map at all) */
+    fresh();
+    msgpack_pack_array(&pk, 2);
+    PACK_S("a");
+    msgpack_pack_int(&pk, 1);
+    FIELDS(abc, v, MAAT_EDECODE, "the thing must be a map");
+    fresh();
+    FIELDS(abc, v, MAAT_EDECODE, "the thing must be a map");
+
+    /* 16 keys: every one found, the 16th repeat still caught; 17 refused */
+    static const char *const k16[] = {"k0", "k1", "k2", "k3", "k4", "k5",
+                                      "k6", "k7", "k8", "k9", "k10", "k11",
+                                      "k12", "k13", "k14", "k15", NULL,
+                                      NULL};
+    fresh();
+    msgpack_pack_map(&pk, 16);
+    for (int i = 15; i >= 0; i--) {
+        pack_s(k16[i], strlen(k16[i]));
+        msgpack_pack_int(&pk, i);
+    }
+    FIELDS(k16, v, MAAT_OK, NULL);
+    int all = 1;
+    for (int i = 0; i < 16; i++)
+        all &= v[i] && is_uint(v[i], (uint64_t)i);
+    CHECK(all, "16 fields found");
+    fresh();
+    msgpack_pack_map(&pk, 2);
+    PACK_S("k15");
+    msgpack_pack_int(&pk, 1);
+    PACK_S("k15");
+    msgpack_pack_int(&pk, 2);
+    FIELDS(k16, v, MAAT_EDECODE, "the thing repeats field 'k15'");
+    static const char *const k17[] = {"k0", "k1", "k2", "k3", "k4", "k5",
+                                      "k6", "k7", "k8", "k9", "k10", "k11",
+                                      "k12", "k13", "k14", "k15", "k16",
+                                      NULL};
+    FIELDS(k17, v, MAAT_EINVAL, NULL);
+
+    /* maat_msg_int_or on a found value */
+    maat_error e = { 0, "" };
+    msgpack_object nil = { .type = MSGPACK_OBJECT_NIL };
+    msgpack_object i5 = { .type = MSGPACK_OBJECT_POSITIVE_INTEGER,
+                          .via.u64 = 5 };
+    CHECK(maat_msg_int_or(NULL, "f", 0, 9, -1, &n, &e) == MAAT_OK && n == -1,
+          "absent gives the default");
+    CHECK(maat_msg_int_or(&nil, "f", 0, 9, -1, &n, &e) == MAAT_OK && n == -1,
+          "nil gives the default");
+    CHECK(maat_msg_int_or(&i5, "f", 0, 9, -1, &n, &e) == MAAT_OK && n == 5,
+          "a value");
+    CHECK(maat_msg_int_or(&i5, "f", 0, 4, -1, &n, &e) == MAAT_EDECODE &&
+              strcmp(e.msg, "field 'f' is 5, outside 0..4") == 0, "%s",
+          e.msg);
+
+    /* MAAT_MSG_STR_IS */
+    msgpack_object s = { .type = MSGPACK_OBJECT_STR,
+                         .via.str = { .size = 4, .ptr = "buildx" } };
+    CHECK(MAAT_MSG_STR_IS(&s, "buil") && !MAAT_MSG_STR_IS(&s, "build") &&
+              !MAAT_MSG_STR_IS(&s, "bui") && !MAAT_MSG_STR_IS(NULL, "buil") &&
+              !MAAT_MSG_STR_IS(&i5, "buil"), "MAAT_MSG_STR_IS");
+}
+
+/* ---- maat_msg_unpack_zone: one zone, message after message ---- */
+
+static void test_unpack_zone(void)
+{
+    msgpack_zone z;
+    msgpack_object o;
+    maat_error e = { 0, "" }, e2 = { 0, "" };
+    msgpack_unpacked u;
+    CHECK(msgpack_zone_init(&z, MSGPACK_ZONE_CHUNK_SIZE), "zone");
+    for (int round = 0; round < 50; round++) {
+        /* growing messages, so the zone grows past its first chunk */
+        fresh();
+        msgpack_pack_array(&pk, (size_t)(round * 100));
+        for (int i = 0; i < round * 100; i++) {
+            msgpack_pack_map(&pk, 1);
+            PACK_S("i");
+            msgpack_pack_int(&pk, i);
+        }
+        int ok = maat_msg_unpack_zone(sb.data, sb.size, &z, &o, &e) ==
+                     MAAT_OK &&
+                 o.type == MSGPACK_OBJECT_ARRAY &&
+                 o.via.array.size == (uint32_t)(round * 100);
+        for (int i = 0; ok && i < round * 100; i++)
+            ok = is_uint(maat_msg_get(&o.via.array.ptr[i], "i"),
+                         (uint64_t)i);
+        CHECK(ok, "round %d (%s)", round, e.msg);
+    }
+    /* refused exactly as maat_msg_unpack refuses, leaving a nil */
+    static const char *const bad[] = {"", "\x91", "\xc1", "\x01\x02",
+                                      "\xdd\xff\xff\xff\xff"};
+    static const size_t bad_n[] = {0, 1, 1, 2, 5};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        int r1 = maat_msg_unpack_zone(bad[i], bad_n[i], &z, &o, &e);
+        int r2 = maat_msg_unpack(bad[i], bad_n[i], &u, &e2);
+        msgpack_unpacked_destroy(&u);
+        CHECK(r1 == MAAT_EDECODE && r2 == r1 && strcmp(e.msg, e2.msg) == 0 &&
+                  o.type == MSGPACK_OBJECT_NIL, "bad %zu: %s / %s", i, e.msg,
+              e2.msg);
+    }
+    /* and the zone still works after a refusal */
+    fresh();
+    msgpack_pack_map(&pk, 1);
+    PACK_S("seq");
+    msgpack_pack_int(&pk, 42);
+    CHECK(maat_msg_unpack_zone(sb.data, sb.size, &z, &o, &e) == MAAT_OK &&
+              is_uint(maat_msg_get(&o, "seq"), 42), "after a refusal");
+    msgpack_zone_destroy(&z);
+}
+
 int main(int argc, char **argv)
 {
     long rounds = argc > 1 ? atol(argv[1]) : 200000;
@@ -696,6 +955,8 @@ int main(int argc, char **argv)
     test_mixed();
     test_depth();
     test_hostile();
+    test_fields();
+    test_unpack_zone();
     test_mutation(rounds);
 
     msgpack_unpacked_destroy(&up);

@@ -603,6 +603,55 @@ static void test_spawn_errors(void)
     finish(&p);
 }
 
+/* A command of plain words whose first word is a path runs without
+ * /bin/sh (one exec less per bot); anything else still goes through the
+ * shell, with the same results. */
+static void test_plain_command(void)
+{
+    const char *log = tmp_path("plain.log");
+    maat_proc *p = spawn("/bin/echo  two \t words", NULL, log, NULL);
+    if (p) {
+        CHECK(run_to_exit(p) == 0, "echo failed");
+        CHECK(log_has(log, "two words\n"), "words not split at blanks");
+        finish(&p);
+    }
+    log = tmp_path("plain-exec.log");
+    p = spawn("exec /bin/echo via-exec", NULL, log, NULL);
+    if (p) {
+        CHECK(run_to_exit(p) == 0, "exec echo failed");
+        CHECK(log_has(log, "via-exec\n"), "leading exec not handled");
+        finish(&p);
+    }
+    /* exec'd directly: the referee's own message, not the shell's */
+    log = tmp_path("plain-missing.log");
+    p = spawn("/nonexistent-maat-dir/bot --flag", NULL, log, NULL);
+    if (p) {
+        int st = run_to_exit(p);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 127,
+              "missing program: status %d", st);
+        CHECK(log_has(log, "/nonexistent-maat-dir/bot"),
+              "the log does not name the program");
+        CHECK(!log_has(log, "sh:"), "went through the shell");
+        finish(&p);
+    }
+    /* not plain: the shell expands it */
+    char var[] = "MAAT_PLAIN_TEST=expanded", *env[] = {var, NULL};
+    log = tmp_path("plain-shell.log");
+    p = spawn("/bin/echo $MAAT_PLAIN_TEST", env, log, NULL);
+    if (p) {
+        CHECK(run_to_exit(p) == 0, "shell echo failed");
+        CHECK(log_has(log, "expanded\n"), "variable not expanded");
+        finish(&p);
+    }
+    log = tmp_path("plain-nopath.log");
+    p = spawn("echo no-path", NULL, log, NULL);
+    if (p) {
+        CHECK(run_to_exit(p) == 0, "echo without a path failed");
+        CHECK(log_has(log, "no-path\n"), "command without a path");
+        finish(&p);
+    }
+}
+
 /* ---- setup ---------------------------------------------------------------- */
 
 static void remove_tmpdir(void)
@@ -641,6 +690,7 @@ int main(void)
     test_fds_and_cwd();
     test_cpu_time();
     test_spawn_errors();
+    test_plain_command();
 
     remove_tmpdir();
     return check_done("test_proc");

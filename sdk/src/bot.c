@@ -21,6 +21,10 @@ typedef struct bot {
     maat_rng rng;
     maat_action *legal;
     int legal_cap;
+    /* Holds the decoded message being handled, cleared for the next one:
+     * reusing it saves a zone allocation and free per message.  Nothing
+     * decoded may be kept past on_message. */
+    msgpack_zone zone;
 } bot;
 
 static int send_map(bot *b, msgpack_sbuffer *sb)
@@ -33,7 +37,7 @@ static int send_hello(bot *b)
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
     msgpack_pack_map(&pk, 4);
     maat_pack_kv_str(&pk, "type", "hello");
     maat_pack_kv_int(&pk, "version", MAAT_PROTOCOL_VERSION);
@@ -157,7 +161,7 @@ static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
     msgpack_pack_map(&pk, 3);
     maat_pack_kv_str(&pk, "type", "action");
     maat_pack_kv_int(&pk, "seq", seq);
@@ -172,15 +176,15 @@ static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
 static int on_message(bot *b, const void *buf, size_t len,
                       maat_bot_act_fn act, void *user)
 {
-    msgpack_unpacked u;
+    msgpack_object obj;
     maat_error err = {0};
     int rc = -1;
-    if (maat_msg_unpack(buf, len, &u, &err)) {
+    if (maat_msg_unpack_zone(buf, len, &b->zone, &obj, &err)) {
         fprintf(stderr, "%s: undecodable message from the referee: %s\n",
                 b->opt->name, err.msg);
-        goto out;
+        return -1;
     }
-    const msgpack_object *m = &u.data, *type = maat_msg_get(m, "type");
+    const msgpack_object *m = &obj, *type = maat_msg_get(m, "type");
     int64_t seat;
     if (b->opt->verbose) {
         fprintf(stderr, "%s <- ", b->opt->name);
@@ -217,8 +221,6 @@ static int on_message(bot *b, const void *buf, size_t len,
         fprintf(stderr, "%s: unknown message type from the referee\n",
                 b->opt->name);
     }
-out:
-    msgpack_unpacked_destroy(&u);
     return rc;
 }
 
@@ -243,6 +245,10 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
         return 2;
     }
     b.opt = &o;
+    if (!msgpack_zone_init(&b.zone, MSGPACK_ZONE_CHUNK_SIZE)) {
+        fprintf(stderr, "%s: out of memory\n", o.name);
+        return 1;
+    }
     uint64_t seed = o.seed;
     for (const char *p = o.token; !seed && *p; p++)
         seed = seed * 131 + (unsigned char)*p;
@@ -315,6 +321,7 @@ out:
     zmq_close(b.sock);
     zmq_ctx_term(b.ctx);
     free(b.legal);
+    msgpack_zone_destroy(&b.zone);
     if (b.rules) {
         b.rules->view_destroy(&b.view);
         b.rules->setup_destroy(&b.setup);

@@ -116,15 +116,138 @@ int maat_msg_only_keys(const msgpack_object *map, const char *const *allowed,
     return MAAT_OK;
 }
 
+/* Copy 1..16 bytes with fixed-size (so inlined) copies that may
+ * overlap; never reads outside src[0..len). */
+static inline void copy_short(char *dst, const char *src, size_t len)
+{
+    if (len >= 8) {
+        memcpy(dst, src, 8);
+        memcpy(dst + len - 8, src + len - 8, 8);
+    } else if (len >= 4) {
+        memcpy(dst, src, 4);
+        memcpy(dst + len - 4, src + len - 4, 4);
+    } else if (len >= 2) {
+        memcpy(dst, src, 2);
+        memcpy(dst + len - 2, src + len - 2, 2);
+    } else {
+        dst[0] = src[0];
+    }
+}
+
+int maat_sbuffer_write(void *data, const char *buf, size_t len)
+{
+    msgpack_sbuffer *sb = data;
+    if (len - 1 < 16 && sb->alloc - sb->size >= len) { /* 1..16 bytes */
+        copy_short(sb->data + sb->size, buf, len);
+        sb->size += len;
+        return 0;
+    }
+    return msgpack_sbuffer_write(data, buf, len);
+}
+
+/* ---- writing straight into the buffer ----------------------------------
+ * msgpack-c makes one callback per token.  When the packer writes into a
+ * msgpack_sbuffer through maat_sbuffer_write and there is room, the
+ * helpers below write the bytes themselves: a map entry is then one short
+ * function instead of four calls.  The bytes are exactly the ones msgpack-c
+ * would write (tests/test_msgcheck.c compares them). */
+
+/* Free space for n bytes at the end of the packer's buffer, or NULL. */
+static inline char *room(msgpack_packer *pk, size_t n)
+{
+    msgpack_sbuffer *sb = pk->data;
+    if (pk->callback != maat_sbuffer_write || sb->alloc - sb->size < n)
+        return NULL;
+    return sb->data + sb->size;
+}
+
+static inline void advance(msgpack_packer *pk, size_t n)
+{
+    ((msgpack_sbuffer *)pk->data)->size += n;
+}
+
+/* A fixstr (n < 32) at p; returns its length. */
+static inline size_t put_fixstr(char *p, const char *s, size_t n)
+{
+    p[0] = (char)(0xa0 | n);
+    if (n > 16)
+        memcpy(p + 1, s, n);
+    else if (n)
+        copy_short(p + 1, s, n);
+    return n + 1;
+}
+
+static inline size_t put_be(char *p, unsigned char tag, uint64_t v, int bytes)
+{
+    p[0] = (char)tag;
+    for (int i = 0; i < bytes; i++)
+        p[1 + i] = (char)(v >> (8 * (bytes - 1 - i)));
+    return (size_t)bytes + 1;
+}
+
+/* v in the smallest form, as msgpack_pack_int64 chooses it; at most 9
+ * bytes.  Returns the length. */
+static inline size_t put_int(char *p, int64_t v)
+{
+    if (v >= -32 && v < 128) { /* positive or negative fixint */
+        p[0] = (char)(uint8_t)v;
+        return 1;
+    }
+    if (v < 0) {
+        if (v >= -128)
+            return put_be(p, 0xd0, (uint64_t)v, 1);
+        if (v >= -32768)
+            return put_be(p, 0xd1, (uint64_t)v, 2);
+        if (v >= INT32_MIN)
+            return put_be(p, 0xd2, (uint64_t)v, 4);
+        return put_be(p, 0xd3, (uint64_t)v, 8);
+    }
+    if (v < 256)
+        return put_be(p, 0xcc, (uint64_t)v, 1);
+    if (v < 65536)
+        return put_be(p, 0xcd, (uint64_t)v, 2);
+    if (v <= (int64_t)UINT32_MAX)
+        return put_be(p, 0xce, (uint64_t)v, 4);
+    return put_be(p, 0xcf, (uint64_t)v, 8);
+}
+
 void maat_pack_str(msgpack_packer *pk, const char *s)
 {
     size_t n = strlen(s);
+    char *p;
+    if (n < 32 && (p = room(pk, n + 1))) {
+        advance(pk, put_fixstr(p, s, n));
+        return;
+    }
+    if (n < 32) { /* fixstr: header and body in one write */
+        char b[32];
+        b[0] = (char)(0xa0 | n);
+        memcpy(b + 1, s, n);
+        pk->callback(pk->data, b, n + 1);
+        return;
+    }
     msgpack_pack_str(pk, n);
     msgpack_pack_str_body(pk, s, n);
 }
 
+void maat_pack_int(msgpack_packer *pk, int64_t v)
+{
+    char *p = room(pk, 9);
+    if (p)
+        advance(pk, put_int(p, v));
+    else
+        msgpack_pack_int64(pk, v);
+}
+
 void maat_pack_kv_int(msgpack_packer *pk, const char *key, int64_t v)
 {
+    size_t n = strlen(key);
+    char *p;
+    if (n < 32 && (p = room(pk, n + 1 + 9))) {
+        size_t k = put_fixstr(p, key, n);
+        advance(pk, k + put_int(p + k, v));
+        return;
+    }
     maat_pack_str(pk, key);
     msgpack_pack_int64(pk, v);
 }
@@ -133,4 +256,89 @@ void maat_pack_kv_str(msgpack_packer *pk, const char *key, const char *v)
 {
     maat_pack_str(pk, key);
     maat_pack_str(pk, v);
+}
+
+/* ---- one-pass field decoding (see msg.h) ------------------------------- */
+
+/* True when the n bytes at p equal the C string name.  Byte by byte,
+ * stopping at the first difference and never reading past the end of
+ * either string (no strlen per name: names are short, and with the hint
+ * below the first name tried is nearly always the right one). */
+static inline int key_is(const char *p, uint32_t n, const char *name)
+{
+    for (uint32_t i = 0; i < n; i++)
+        if (name[i] != p[i] || name[i] == '\0')
+            return 0;
+    return name[n] == '\0';
+}
+
+int maat_msg_fields(const msgpack_object *map, const char *const *keys,
+                    const msgpack_object **vals, const char *what,
+                    maat_error *err)
+{
+    int nk;
+    for (nk = 0; keys[nk]; nk++) {
+        if (nk == MAAT_MSG_MAX_FIELDS)
+            return maat_error_set(err, MAAT_EINVAL,
+                                  "maat_msg_fields: more than %d keys for %s",
+                                  MAAT_MSG_MAX_FIELDS, what);
+        vals[nk] = NULL;
+    }
+    /* Same tests in the same order as maat_msg_only_keys, so the same
+     * input gets the same message; a repeat is a bit already set. */
+    if (!map || map->type != MSGPACK_OBJECT_MAP)
+        return maat_error_set(err, MAAT_EDECODE, "%s must be a map", what);
+    uint32_t seen = 0;
+    int j = 0; /* the name to try first: the one after the last found, as
+                * maps are usually written in the order of `keys` */
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object *k = &map->via.map.ptr[i].key;
+        if (k->type != MSGPACK_OBJECT_STR)
+            return maat_error_set(err, MAAT_EDECODE,
+                                  "%s has a key that is not a string", what);
+        const char *p = k->via.str.ptr;
+        uint32_t n = k->via.str.size;
+        int t = 0;
+        for (; t < nk && !key_is(p, n, keys[j]); t++)
+            j = j + 1 < nk ? j + 1 : 0;
+        if (t == nk)
+            return maat_error_set(err, MAAT_EDECODE,
+                                  "%s has an unknown field '%.*s'", what,
+                                  n > 40 ? 40 : (int)n, p);
+        if (seen & (1u << j))
+            return maat_error_set(err, MAAT_EDECODE,
+                                  "%s repeats field '%.*s'", what, (int)n,
+                                  p);
+        seen |= 1u << j;
+        vals[j] = &map->via.map.ptr[i].val;
+        j = j + 1 < nk ? j + 1 : 0;
+    }
+    return MAAT_OK;
+}
+
+int maat_msg_int_or(const msgpack_object *o, const char *field, int64_t lo,
+                    int64_t hi, int64_t dflt, int64_t *out, maat_error *err)
+{
+    if (!o || o->type == MSGPACK_OBJECT_NIL) {
+        *out = dflt;
+        return MAAT_OK;
+    }
+    return maat_msg_int(o, field, lo, hi, out, err);
+}
+
+int maat_msg_unpack_zone(const void *buf, size_t len, msgpack_zone *zone,
+                         msgpack_object *out, maat_error *err)
+{
+    msgpack_zone_clear(zone);
+    out->type = MSGPACK_OBJECT_NIL;
+    int rc = maat_msg_check(buf, len, err);
+    if (rc)
+        return rc;
+    size_t off = 0;
+    msgpack_unpack_return r = msgpack_unpack(buf, len, &off, zone, out);
+    if (r != MSGPACK_UNPACK_SUCCESS || off != len)
+        return maat_error_set(err, MAAT_EDECODE,
+                              "msgpack could not decode the message (%d)",
+                              (int)r);
+    return MAAT_OK;
 }

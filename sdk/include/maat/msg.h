@@ -59,9 +59,81 @@ int maat_msg_str_eq(const msgpack_object *o, const char *s);
 int maat_msg_only_keys(const msgpack_object *map, const char *const *allowed,
                        const char *what, maat_error *err);
 
-/* Packing helpers (a C string as a msgpack str). */
+/* A msgpack_packer write callback over a msgpack_sbuffer, the same as
+ * msgpack_sbuffer_write but cheap for the short writes msgpack-c makes:
+ * it calls the callback once per token (several hundred times for one
+ * referee request), and short copies are done inline rather than through
+ * memcpy.  msgpack_packer_init(&pk, &sbuf, maat_sbuffer_write). */
+int maat_sbuffer_write(void *sbuf, const char *buf, size_t len);
+
+/* Packing helpers (a C string as a msgpack str; a string shorter than 32
+ * bytes, such as every map key, is one write). */
 void maat_pack_str(msgpack_packer *pk, const char *s);
+/* An integer in its smallest form: the bytes of msgpack_pack_int64, often
+ * without its callback (see msg.c). */
+void maat_pack_int(msgpack_packer *pk, int64_t v);
 void maat_pack_kv_int(msgpack_packer *pk, const char *key, int64_t v);
 void maat_pack_kv_str(msgpack_packer *pk, const char *key, const char *v);
+
+/* ---- one-pass field decoding ------------------------------------------
+ * Decoding an action used to cost one maat_msg_get scan (strlen + memcmp
+ * per key) per field plus maat_msg_only_keys (an O(n^2) repeat check), for
+ * every legal action of every request.  maat_msg_fields does the same work
+ * in one pass over the map. */
+
+/* At most this many names in the `keys` list of maat_msg_fields. */
+#define MAAT_MSG_MAX_FIELDS 16
+
+/* One pass over a map with string keys: for each key found in `keys` (a
+ * NULL-terminated list of at most MAAT_MSG_MAX_FIELDS distinct names)
+ * store a pointer to its value in vals[i] (NULL when absent).  Refuses,
+ * with the same messages and in the same order as maat_msg_only_keys, a
+ * non-map, a non-string key, an unknown key and a repeated key (vals is
+ * then only partly filled); a longer `keys` list is MAAT_EINVAL.  Fastest
+ * when the map's keys come in the order of `keys`, as our encoders write
+ * them. */
+int maat_msg_fields(const msgpack_object *map, const char *const *keys,
+                    const msgpack_object **vals, const char *what,
+                    maat_error *err);
+
+/* maat_msg_get_int_or on a value already found: NULL or nil gives `dflt`. */
+int maat_msg_int_or(const msgpack_object *o, const char *field, int64_t lo,
+                    int64_t hi, int64_t dflt, int64_t *out, maat_error *err);
+
+/* maat_msg_str_eq(o, lit) for a string literal: its length is known at
+ * compile time, so no strlen and a short inline compare. */
+#define MAAT_MSG_STR_IS(o, lit)                                              \
+    maat_msg_str_eqn((o), "" lit "", sizeof(lit) - 1)
+static inline int maat_msg_str_eqn(const msgpack_object *o, const char *s,
+                                   size_t n)
+{
+    return o && o->type == MSGPACK_OBJECT_STR && o->via.str.size == n &&
+           memcmp(o->via.str.ptr, s, n) == 0;
+}
+
+/* maat_msg_get(map, lit) for a string literal key, inline, without strlen
+ * (the first key of a map, such as an action's "kind", costs a handful
+ * of instructions). */
+#define MAAT_MSG_GET(map, lit)                                               \
+    maat_msg_getn((map), "" lit "", sizeof(lit) - 1)
+static inline const msgpack_object *maat_msg_getn(const msgpack_object *map,
+                                                  const char *key, size_t n)
+{
+    if (!map || map->type != MSGPACK_OBJECT_MAP)
+        return NULL;
+    for (uint32_t i = 0; i < map->via.map.size; i++)
+        if (maat_msg_str_eqn(&map->via.map.ptr[i].key, key, n))
+            return &map->via.map.ptr[i].val;
+    return NULL;
+}
+
+/* maat_msg_unpack into a caller's zone, for a loop that decodes one
+ * message after another: the zone's memory is reused rather than
+ * allocated and freed per message.  The same checks as maat_msg_unpack
+ * (maat_msg_check first); the zone is cleared first, so *out (and
+ * anything from an earlier call) is valid only until the next call, and
+ * its strings point into buf. */
+int maat_msg_unpack_zone(const void *buf, size_t len, msgpack_zone *zone,
+                         msgpack_object *out, maat_error *err);
 
 #endif

@@ -40,14 +40,14 @@ static void pack_id_or_nil(msgpack_packer *pk, int v)
     if (v < 0)
         msgpack_pack_nil(pk);
     else
-        msgpack_pack_int(pk, v);
+        maat_pack_int(pk, v);
 }
 
 static void pack_ids(msgpack_packer *pk, const uint8_t *ids, int n)
 {
     msgpack_pack_array(pk, (size_t)n);
     for (int i = 0; i < n; i++)
-        msgpack_pack_int(pk, ids[i]);
+        maat_pack_int(pk, ids[i]);
 }
 
 /* ---- setup: the components ------------------------------------------ */
@@ -101,7 +101,7 @@ int arc_setup_encode(const maat_setup *s, msgpack_packer *pk)
     for (int i = 0; i < st->n_small; i++) {
         msgpack_pack_array(pk, 2);
         maat_pack_str(pk, maat_arc_colour_names[st->small[i].colour]);
-        msgpack_pack_int(pk, st->small[i].workers);
+        maat_pack_int(pk, st->small[i].workers);
     }
     maat_pack_str(pk, "cards");
     msgpack_pack_array(pk, (size_t)s->cards.n);
@@ -114,7 +114,7 @@ int arc_setup_encode(const maat_setup *s, msgpack_packer *pk)
     maat_pack_str(pk, "levels");
     msgpack_pack_array(pk, (size_t)b->levels);
     for (int l = 1; l <= b->levels; l++)
-        msgpack_pack_int(pk, b->level_n[l]);
+        maat_pack_int(pk, b->level_n[l]);
     maat_pack_str(pk, "spots");
     msgpack_pack_array(pk, (size_t)b->n_spots);
     for (int i = 0; i < b->n_spots; i++)
@@ -582,51 +582,73 @@ int arc_decode_action(const maat_game *g, const msgpack_object *o,
                                            "side", NULL};
     static const char *const card_keys[] = {"kind", "card", NULL};
     int64_t v[4] = {-1, -1, -1, -1};
-    const char *const *keys;
+    const char *const *keys;  /* the keys this action may have */
+    const char *const *fkeys; /* the keys looked up, keys or a superset */
+    const msgpack_object *f[5]; /* the values of fkeys[] */
     int rc;
     memset(a, -1, sizeof *a);
     if (!o || o->type != MSGPACK_OBJECT_MAP)
         return maat_error_set(err, MAAT_EDECODE, "the action must be a map");
-    const msgpack_object *kind = maat_msg_get(o, "kind");
-    if (maat_msg_str_eq(kind, "take")) {
+    const msgpack_object *kind = MAAT_MSG_GET(o, "kind");
+    if (MAAT_MSG_STR_IS(kind, "take")) {
         a->kind = MAAT_ARC_TAKE;
-        keys = take_keys;
-        rc = maat_msg_get_int(o, "space", 0, MAAT_ARC_MAX_COMMON - 1, &v[0],
-                              err);
-    } else if (maat_msg_str_eq(kind, "place")) {
+        fkeys = take_keys;
+    } else if (MAAT_MSG_STR_IS(kind, "place")) {
         a->kind = MAAT_ARC_PLACE;
-        keys = place_keys;
-        const msgpack_object *r = maat_msg_get(o, "rotated");
-        if ((rc = maat_msg_get_int(o, "large", 0, MAAT_ARC_MAX_LARGE - 1,
-                                   &v[0], err)) ||
-            (rc = maat_msg_get_int(o, "level", 1, MAAT_ARC_MAX_LEVELS, &v[1],
-                                   err)) ||
-            (rc = maat_msg_get_int(o, "pos", 0, MAAT_ARC_MAX_SPACES - 1,
-                                   &v[2], err)))
+        fkeys = place_keys;
+    } else if (MAAT_MSG_STR_IS(kind, "small")) {
+        a->kind = MAAT_ARC_SMALL;
+        fkeys = pyr_keys; /* which keys are allowed depends on 'to' */
+    } else if (MAAT_MSG_STR_IS(kind, "card")) {
+        a->kind = MAAT_ARC_CARD;
+        fkeys = card_keys;
+    } else {
+        return maat_error_set(err, MAAT_EDECODE, "field 'kind' must be one "
+                              "of take, place, small, card");
+    }
+    /* One pass finds every field.  If the keys are bad, look the fields up
+     * one by one (the first of a repeated key) as this function always
+     * did, so that a bad value is still reported before the bad key. */
+    int krc = maat_msg_fields(o, fkeys, f, "the action", err);
+    if (krc)
+        for (int i = 0; fkeys[i]; i++)
+            f[i] = maat_msg_get(o, fkeys[i]);
+    keys = fkeys;
+    switch (a->kind) {
+    case MAAT_ARC_TAKE:
+        rc = maat_msg_int(f[1], "space", 0, MAAT_ARC_MAX_COMMON - 1, &v[0],
+                          err);
+        break;
+    case MAAT_ARC_PLACE:
+        if ((rc = maat_msg_int(f[1], "large", 0, MAAT_ARC_MAX_LARGE - 1,
+                               &v[0], err)) ||
+            (rc = maat_msg_int(f[2], "level", 1, MAAT_ARC_MAX_LEVELS, &v[1],
+                               err)) ||
+            (rc = maat_msg_int(f[3], "pos", 0, MAAT_ARC_MAX_SPACES - 1,
+                               &v[2], err)))
             ;
-        else if (!r || r->type != MSGPACK_OBJECT_BOOLEAN)
+        else if (!f[4] || f[4]->type != MSGPACK_OBJECT_BOOLEAN)
             rc = maat_error_set(err, MAAT_EDECODE, "field 'rotated' must be "
                                 "true or false");
         else
-            v[3] = r->via.boolean;
-    } else if (maat_msg_str_eq(kind, "small")) {
-        a->kind = MAAT_ARC_SMALL;
-        const msgpack_object *to = maat_msg_get(o, "to");
-        rc = maat_msg_get_int(o, "small", 0, MAAT_ARC_MAX_SMALL - 1, &v[0],
-                              err);
+            v[3] = f[4]->via.boolean;
+        break;
+    case MAAT_ARC_SMALL: /* f[] = kind, small, to, level, side */
+        rc = maat_msg_int(f[1], "small", 0, MAAT_ARC_MAX_SMALL - 1, &v[0],
+                          err);
         if (rc) {
             keys = coll_keys;
-        } else if (maat_msg_str_eq(to, "collection")) {
+        } else if (MAAT_MSG_STR_IS(f[2], "collection")) {
             keys = coll_keys;
             v[1] = 0;
-        } else if (maat_msg_str_eq(to, "pyramid")) {
-            keys = pyr_keys;
-            const msgpack_object *side = maat_msg_get(o, "side");
-            rc = maat_msg_get_int(o, "level", 1, MAAT_ARC_MAX_LEVELS, &v[1],
-                                  err);
-            if (!rc && maat_msg_str_eq(side, "left"))
+            if (f[3] || f[4]) /* level or side: not allowed here */
+                krc = 1;
+        } else if (MAAT_MSG_STR_IS(f[2], "pyramid")) {
+            rc = maat_msg_int(f[3], "level", 1, MAAT_ARC_MAX_LEVELS, &v[1],
+                              err);
+            if (!rc && MAAT_MSG_STR_IS(f[4], "left"))
                 v[2] = MAAT_ARC_LEFT;
-            else if (!rc && maat_msg_str_eq(side, "right"))
+            else if (!rc && MAAT_MSG_STR_IS(f[4], "right"))
                 v[2] = MAAT_ARC_RIGHT;
             else if (!rc)
                 rc = maat_error_set(err, MAAT_EDECODE, "field 'side' must be "
@@ -636,16 +658,15 @@ int arc_decode_action(const maat_game *g, const msgpack_object *o,
             rc = maat_error_set(err, MAAT_EDECODE, "field 'to' must be "
                                 "\"pyramid\" or \"collection\"");
         }
-    } else if (maat_msg_str_eq(kind, "card")) {
-        a->kind = MAAT_ARC_CARD;
-        keys = card_keys;
-        rc = maat_msg_get_int(o, "card", 0, MAAT_ARC_MAX_CARDS - 1, &v[0],
-                              err);
-    } else {
-        return maat_error_set(err, MAAT_EDECODE, "field 'kind' must be one "
-                              "of take, place, small, card");
+        break;
+    default: /* MAAT_ARC_CARD */
+        rc = maat_msg_int(f[1], "card", 0, MAAT_ARC_MAX_CARDS - 1, &v[0],
+                          err);
+        break;
     }
-    if (!rc)
+    /* The values are fine but a key is not: report it exactly as before,
+     * against the keys this action may have. */
+    if (!rc && krc)
         rc = maat_msg_only_keys(o, keys, "the action", err);
     for (int i = 0; i < 4; i++)
         a->arg[i] = (int32_t)v[i];

@@ -17,7 +17,7 @@ static void pack_cards(msgpack_packer *pk, const uint8_t *cards, int n)
 {
     msgpack_pack_array(pk, (size_t)n);
     for (int i = 0; i < n; i++)
-        msgpack_pack_int(pk, cards[i]);
+        maat_pack_int(pk, cards[i]);
 }
 
 static void pack_int_or_nil(msgpack_packer *pk, int v, int nil_value)
@@ -25,7 +25,7 @@ static void pack_int_or_nil(msgpack_packer *pk, int v, int nil_value)
     if (v == nil_value)
         msgpack_pack_nil(pk);
     else
-        msgpack_pack_int(pk, v);
+        maat_pack_int(pk, v);
 }
 
 int pyr_setup_encode(const maat_setup *s, msgpack_packer *pk)
@@ -57,9 +57,9 @@ static void pack_pyramid(msgpack_packer *pk, const maat_pyr_seat *s)
         for (int i = 0; i < MAAT_PYR_POSITIONS; i++)
             if (s->grid[stage][i] >= 0) {
                 msgpack_pack_array(pk, 3);
-                msgpack_pack_int(pk, s->grid[stage][i]);
-                msgpack_pack_int(pk, stage);
-                msgpack_pack_int(pk, i - MAAT_PYR_POS_OFFSET);
+                maat_pack_int(pk, s->grid[stage][i]);
+                maat_pack_int(pk, stage);
+                maat_pack_int(pk, i - MAAT_PYR_POS_OFFSET);
             }
 }
 
@@ -114,8 +114,8 @@ int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
             msgpack_pack_nil(pk);
         } else {
             msgpack_pack_array(pk, 2);
-            msgpack_pack_int(pk, st->quarry[i][0]);
-            msgpack_pack_int(pk, st->quarry[i][1]);
+            maat_pack_int(pk, st->quarry[i][0]);
+            maat_pack_int(pk, st->quarry[i][1]);
         }
     }
 
@@ -177,8 +177,8 @@ int pyr_encode_event(const maat_game *g, const maat_event *e,
         maat_pack_kv_int(pk, "index", a[0]);
         maat_pack_str(pk, "cards");
         msgpack_pack_array(pk, 2);
-        msgpack_pack_int(pk, a[1]);
-        msgpack_pack_int(pk, a[2]);
+        maat_pack_int(pk, a[1]);
+        maat_pack_int(pk, a[2]);
         return MAAT_OK;
     case MAAT_PYR_EV_PAIR:
         msgpack_pack_map(pk, 4);
@@ -187,8 +187,8 @@ int pyr_encode_event(const maat_game *g, const maat_event *e,
         maat_pack_kv_int(pk, "index", a[0]);
         maat_pack_str(pk, "cards");
         msgpack_pack_array(pk, 2);
-        msgpack_pack_int(pk, a[1]);
-        msgpack_pack_int(pk, a[2]);
+        maat_pack_int(pk, a[1]);
+        maat_pack_int(pk, a[2]);
         return MAAT_OK;
     case MAAT_PYR_EV_GOD:
         msgpack_pack_map(pk, 3);
@@ -274,48 +274,66 @@ int pyr_decode_action(const maat_game *g, const msgpack_object *o,
     static const char *const keep_keys[] = {"kind", "card", NULL};
     static const char *const build_keys[] = {"kind", "card", "stage", "pos",
                                              "tomb", "obelisk", NULL};
-    const msgpack_object *kind = maat_msg_get(o, "kind");
     const char *const *keys;
+    const msgpack_object *f[6]; /* the values of keys[0..] */
     int64_t v[5] = {-1, -1, -1, -1, -1};
     int rc;
     memset(a, -1, sizeof *a);
     if (!o || o->type != MSGPACK_OBJECT_MAP)
         return maat_error_set(err, MAAT_EDECODE, "the action must be a map");
-    if (maat_msg_str_eq(kind, "god")) {
-        a->kind = MAAT_PYR_GOD;
-        keys = god_keys;
-        rc = maat_msg_get_int(o, "tile", 1, 5, &v[0], err);
-    } else if (maat_msg_str_eq(kind, "pair")) {
-        a->kind = MAAT_PYR_PAIR;
-        keys = pair_keys;
-        rc = maat_msg_get_int(o, "index", 0, MAAT_PYR_MAX_SEATS - 1, &v[0],
-                              err);
-    } else if (maat_msg_str_eq(kind, "keep")) {
-        a->kind = MAAT_PYR_KEEP;
-        keys = keep_keys;
-        rc = maat_msg_get_int(o, "card", 0, MAAT_PYR_CARDS - 1, &v[0], err);
-    } else if (maat_msg_str_eq(kind, "build")) {
+    const msgpack_object *kind = MAAT_MSG_GET(o, "kind");
+    if (MAAT_MSG_STR_IS(kind, "build")) { /* the most frequent first */
         a->kind = MAAT_PYR_BUILD;
         keys = build_keys;
-        rc = maat_msg_get_int(o, "card", 0, MAAT_PYR_CARDS - 1, &v[0], err);
-        if (!rc)
-            rc = maat_msg_get_int(o, "stage", 0, MAAT_PYR_STAGES - 1, &v[1],
-                                  err);
-        if (!rc)
-            rc = maat_msg_get_int(o, "pos", -MAAT_PYR_POS_OFFSET,
-                                  MAAT_PYR_POS_OFFSET, &v[2], err);
-        if (!rc)
-            rc = maat_msg_get_int_or(o, "tomb", 0, MAAT_PYR_CARDS - 1, -1,
-                                     &v[3], err);
-        if (!rc)
-            rc = maat_msg_get_int_or(o, "obelisk", 0, MAAT_PYR_CARDS - 1, -1,
-                                     &v[4], err);
+    } else if (MAAT_MSG_STR_IS(kind, "god")) {
+        a->kind = MAAT_PYR_GOD;
+        keys = god_keys;
+    } else if (MAAT_MSG_STR_IS(kind, "pair")) {
+        a->kind = MAAT_PYR_PAIR;
+        keys = pair_keys;
+    } else if (MAAT_MSG_STR_IS(kind, "keep")) {
+        a->kind = MAAT_PYR_KEEP;
+        keys = keep_keys;
     } else {
         return maat_error_set(err, MAAT_EDECODE,
                               "field 'kind' must be one of god, pair, build, "
                               "keep");
     }
-    if (!rc)
+    /* One pass finds every field.  If the keys are bad, look the fields up
+     * one by one (the first of a repeated key) as this function always
+     * did, so that a bad value is still reported before the bad key. */
+    int krc = maat_msg_fields(o, keys, f, "the action", err);
+    if (krc)
+        for (int i = 0; keys[i]; i++)
+            f[i] = maat_msg_get(o, keys[i]);
+    switch (a->kind) {
+    case MAAT_PYR_GOD:
+        rc = maat_msg_int(f[1], "tile", 1, 5, &v[0], err);
+        break;
+    case MAAT_PYR_PAIR:
+        rc = maat_msg_int(f[1], "index", 0, MAAT_PYR_MAX_SEATS - 1, &v[0],
+                          err);
+        break;
+    case MAAT_PYR_KEEP:
+        rc = maat_msg_int(f[1], "card", 0, MAAT_PYR_CARDS - 1, &v[0], err);
+        break;
+    default: /* MAAT_PYR_BUILD */
+        rc = maat_msg_int(f[1], "card", 0, MAAT_PYR_CARDS - 1, &v[0], err);
+        if (!rc)
+            rc = maat_msg_int(f[2], "stage", 0, MAAT_PYR_STAGES - 1, &v[1],
+                              err);
+        if (!rc)
+            rc = maat_msg_int(f[3], "pos", -MAAT_PYR_POS_OFFSET,
+                              MAAT_PYR_POS_OFFSET, &v[2], err);
+        if (!rc)
+            rc = maat_msg_int_or(f[4], "tomb", 0, MAAT_PYR_CARDS - 1, -1,
+                                 &v[3], err);
+        if (!rc)
+            rc = maat_msg_int_or(f[5], "obelisk", 0, MAAT_PYR_CARDS - 1, -1,
+                                 &v[4], err);
+        break;
+    }
+    if (!rc && krc) /* the values are fine: report the bad key, as before */
         rc = maat_msg_only_keys(o, keys, "the action", err);
     for (int i = 0; i < 5; i++)
         a->arg[i] = (int32_t)v[i];

@@ -63,7 +63,7 @@ int pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     if (st->over)
         msgpack_pack_nil(pk);
     else
-        msgpack_pack_int(pk, st->to_move);
+        maat_pack_int(pk, st->to_move);
     int n = 0;
     for (int p = 0; p < MAAT_PMX_PLACES; p++)
         n += st->cube[p] >= 0;
@@ -163,18 +163,26 @@ int pmx_decode_action(const maat_game *g, const msgpack_object *o,
 {
     (void)g;
     static const char *const keys[] = {"kind", "x", "y", "z", NULL};
+    const msgpack_object *f[4]; /* the values of keys[] */
     int64_t v[3];
     int rc;
     memset(a, -1, sizeof *a);
     if (!o || o->type != MSGPACK_OBJECT_MAP)
         return maat_error_set(err, MAAT_EDECODE, "the action must be a map");
-    if (!maat_msg_str_eq(maat_msg_get(o, "kind"), "remove"))
+    /* One pass finds every field.  If the keys are bad, look the fields up
+     * one by one (the first of a repeated key) as this function always
+     * did, so that a bad kind or value is still reported first. */
+    int krc = maat_msg_fields(o, keys, f, "the action", err);
+    if (krc)
+        for (int i = 0; keys[i]; i++)
+            f[i] = maat_msg_get(o, keys[i]);
+    if (!MAAT_MSG_STR_IS(f[0], "remove"))
         return maat_error_set(err, MAAT_EDECODE,
                               "field 'kind' must be \"remove\"");
-    if ((rc = maat_msg_get_int(o, "x", 0, 5, &v[0], err)) ||
-        (rc = maat_msg_get_int(o, "y", 0, 5, &v[1], err)) ||
-        (rc = maat_msg_get_int(o, "z", 0, 5, &v[2], err)) ||
-        (rc = maat_msg_only_keys(o, keys, "the action", err)))
+    if ((rc = maat_msg_int(f[1], "x", 0, 5, &v[0], err)) ||
+        (rc = maat_msg_int(f[2], "y", 0, 5, &v[1], err)) ||
+        (rc = maat_msg_int(f[3], "z", 0, 5, &v[2], err)) ||
+        (krc && (rc = maat_msg_only_keys(o, keys, "the action", err))))
         return rc;
     a->kind = MAAT_PMX_REMOVE;
     for (int i = 0; i < 3; i++)
