@@ -29,7 +29,8 @@ benches=(bench/bench-rules)
 # ... and the referee's benchmarks (docs/PERFORMANCE.md, referee overhead,
 # match throughput, memory), with the programs they run.
 benches+=(bench/bench-pingpong bench/bench-decision referee/maat-referee
-          ladder/maat-ladder sample-bots/maat-random tests/maat-spy-bot)
+          ladder/maat-ladder sample-bots/maat-random sample-bots/maat-mcts
+          tests/maat-spy-bot)
 
 if [ ! -d "$build" ]; then
     meson setup "$build" "$root" --buildtype=release
@@ -66,13 +67,13 @@ echo
 # --- match throughput: series, spawned per game, maat-ladder --jobs 1/2 --
 "$root/bench/bench_throughput.sh" --build "$build"
 echo
+# the same ladder with bots that think (~4 ms a decision, a fixed amount)
+"$root/bench/bench_throughput.sh" --build "$build" --ladder-only \
+    --matches 30 --bot "$build/sample-bots/maat-mcts --iterations 400"
+echo
 
 # --- memory: referee peak RSS, per concurrent match -----------------------
 "$root/bench/bench_memory.sh" --build "$build"
 echo
 
-# --- add further bench programs here (and to benches=() above), e.g.:
-# "$build/bench/bench-referee" "${sec_args[@]}"   # referee overhead
-# echo
-# "$build/bench/bench-match" "${sec_args[@]}"     # match throughput
-# echo
+# --- add further bench programs here (and to benches=() above)
