@@ -796,6 +796,22 @@ static void test_fields(void)
     PACK_S("bb");
     msgpack_pack_int(&pk, 3);
     FIELDS(abc, v, MAAT_EDECODE, "the thing repeats field 'bb'");
+    /* after a bad key each field still has its first value, also those
+     * after the bad key in the map */
+    fresh();
+    msgpack_pack_map(&pk, 4);
+    PACK_S("zz");
+    msgpack_pack_int(&pk, 1);
+    PACK_S("a");
+    msgpack_pack_int(&pk, 2);
+    PACK_S("bb");
+    msgpack_pack_int(&pk, 3);
+    PACK_S("bb");
+    msgpack_pack_int(&pk, 4);
+    FIELDS(abc, v, MAAT_EDECODE, "the thing has an unknown field 'zz'");
+    CHECK(v[0] && is_uint(v[0], 2), "a after a bad key");
+    CHECK(v[1] && is_uint(v[1], 3), "bb after a bad key: the first one");
+    CHECK(v[2] == NULL, "card absent after a bad key");
     /* the first problem in map order is the one reported */
     fresh();
     msgpack_pack_map(&pk, 3);

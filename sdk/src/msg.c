@@ -272,6 +272,17 @@ static inline int key_is(const char *p, uint32_t n, const char *name)
     return name[n] == '\0';
 }
 
+/* After a bad key: each listed key's first value, as maat_msg_get finds
+ * it, so a caller can still check (and report) the values first. */
+static int fields_by_lookup(const msgpack_object *map,
+                            const char *const *keys,
+                            const msgpack_object **vals, int rc)
+{
+    for (int i = 0; keys[i]; i++)
+        vals[i] = maat_msg_get(map, keys[i]);
+    return rc;
+}
+
 int maat_msg_fields(const msgpack_object *map, const char *const *keys,
                     const msgpack_object **vals, const char *what,
                     maat_error *err)
@@ -294,21 +305,21 @@ int maat_msg_fields(const msgpack_object *map, const char *const *keys,
     for (uint32_t i = 0; i < map->via.map.size; i++) {
         const msgpack_object *k = &map->via.map.ptr[i].key;
         if (k->type != MSGPACK_OBJECT_STR)
-            return maat_error_set(err, MAAT_EDECODE,
-                                  "%s has a key that is not a string", what);
+            return fields_by_lookup(map, keys, vals, maat_error_set(
+                err, MAAT_EDECODE, "%s has a key that is not a string", what));
         const char *p = k->via.str.ptr;
         uint32_t n = k->via.str.size;
         int t = 0;
         for (; t < nk && !key_is(p, n, keys[j]); t++)
             j = j + 1 < nk ? j + 1 : 0;
         if (t == nk)
-            return maat_error_set(err, MAAT_EDECODE,
-                                  "%s has an unknown field '%.*s'", what,
-                                  n > 40 ? 40 : (int)n, p);
+            return fields_by_lookup(map, keys, vals, maat_error_set(
+                err, MAAT_EDECODE, "%s has an unknown field '%.*s'", what,
+                n > 40 ? 40 : (int)n, p));
         if (seen & (1u << j))
-            return maat_error_set(err, MAAT_EDECODE,
-                                  "%s repeats field '%.*s'", what, (int)n,
-                                  p);
+            return fields_by_lookup(map, keys, vals, maat_error_set(
+                err, MAAT_EDECODE, "%s repeats field '%.*s'", what, (int)n,
+                p));
         seen |= 1u << j;
         vals[j] = &map->via.map.ptr[i].val;
         j = j + 1 < nk ? j + 1 : 0;

@@ -88,8 +88,10 @@ void maat_pack_kv_str(msgpack_packer *pk, const char *key, const char *v);
  * NULL-terminated list of at most MAAT_MSG_MAX_FIELDS distinct names)
  * store a pointer to its value in vals[i] (NULL when absent).  Refuses,
  * with the same messages and in the same order as maat_msg_only_keys, a
- * non-map, a non-string key, an unknown key and a repeated key (vals is
- * then only partly filled); a longer `keys` list is MAAT_EINVAL.  Fastest
+ * non-map, a non-string key, an unknown key and a repeated key; after a
+ * bad key vals[i] is still the first value of keys[i] (as maat_msg_get
+ * finds it), so a decoder can check the values and report a bad value
+ * before the bad key.  A longer `keys` list is MAAT_EINVAL.  Fastest
  * when the map's keys come in the order of `keys`, as our encoders write
  * them. */
 int maat_msg_fields(const msgpack_object *map, const char *const *keys,

@@ -606,13 +606,10 @@ int arc_decode_action(const maat_game *g, const msgpack_object *o,
         return maat_error_set(err, MAAT_EDECODE, "field 'kind' must be one "
                               "of take, place, small, card");
     }
-    /* One pass finds every field.  If the keys are bad, look the fields up
-     * one by one (the first of a repeated key) as this function always
-     * did, so that a bad value is still reported before the bad key. */
+    /* One pass finds every field; with a bad key f[] still holds each
+     * field's first value, so a bad value is reported before the bad key,
+     * as this function always did. */
     int krc = maat_msg_fields(o, fkeys, f, "the action", err);
-    if (krc)
-        for (int i = 0; fkeys[i]; i++)
-            f[i] = maat_msg_get(o, fkeys[i]);
     keys = fkeys;
     switch (a->kind) {
     case MAAT_ARC_TAKE:

@@ -299,13 +299,10 @@ int pyr_decode_action(const maat_game *g, const msgpack_object *o,
                               "field 'kind' must be one of god, pair, build, "
                               "keep");
     }
-    /* One pass finds every field.  If the keys are bad, look the fields up
-     * one by one (the first of a repeated key) as this function always
-     * did, so that a bad value is still reported before the bad key. */
+    /* One pass finds every field; with a bad key f[] still holds each
+     * field's first value, so a bad value is reported before the bad key,
+     * as this function always did. */
     int krc = maat_msg_fields(o, keys, f, "the action", err);
-    if (krc)
-        for (int i = 0; keys[i]; i++)
-            f[i] = maat_msg_get(o, keys[i]);
     switch (a->kind) {
     case MAAT_PYR_GOD:
         rc = maat_msg_int(f[1], "tile", 1, 5, &v[0], err);

@@ -169,13 +169,10 @@ int pmx_decode_action(const maat_game *g, const msgpack_object *o,
     memset(a, -1, sizeof *a);
     if (!o || o->type != MSGPACK_OBJECT_MAP)
         return maat_error_set(err, MAAT_EDECODE, "the action must be a map");
-    /* One pass finds every field.  If the keys are bad, look the fields up
-     * one by one (the first of a repeated key) as this function always
-     * did, so that a bad kind or value is still reported first. */
+    /* One pass finds every field; with a bad key f[] still holds each
+     * field's first value, so a bad kind or value is reported first, as
+     * this function always did. */
     int krc = maat_msg_fields(o, keys, f, "the action", err);
-    if (krc)
-        for (int i = 0; keys[i]; i++)
-            f[i] = maat_msg_get(o, keys[i]);
     if (!MAAT_MSG_STR_IS(f[0], "remove"))
         return maat_error_set(err, MAAT_EDECODE,
                               "field 'kind' must be \"remove\"");
