@@ -8,16 +8,10 @@ int maat_msg_unpack(const void *buf, size_t len, msgpack_unpacked *out,
                     maat_error *err)
 {
     msgpack_unpacked_init(out);
-    int rc = maat_msg_check(buf, len, err);
-    if (rc)
-        return rc;
-    size_t off = 0;
-    msgpack_unpack_return r = msgpack_unpack_next(out, buf, len, &off);
-    if (r != MSGPACK_UNPACK_SUCCESS || off != len)
-        return maat_error_set(err, MAAT_EDECODE,
-                              "msgpack could not decode the message (%d)",
-                              (int)r);
-    return MAAT_OK;
+    out->zone = msgpack_zone_new(MSGPACK_ZONE_CHUNK_SIZE);
+    if (!out->zone)
+        return maat_error_set(err, MAAT_ENOMEM, "out of memory");
+    return maat_msg_decode(buf, len, out->zone, &out->data, err);
 }
 
 const msgpack_object *maat_msg_get(const msgpack_object *map, const char *key)
@@ -211,9 +205,8 @@ static inline size_t put_int(char *p, int64_t v)
     return put_be(p, 0xcf, (uint64_t)v, 8);
 }
 
-void maat_pack_str(msgpack_packer *pk, const char *s)
+void maat_pack_strn_any(msgpack_packer *pk, const char *s, size_t n)
 {
-    size_t n = strlen(s);
     char *p;
     if (n < 32 && (p = room(pk, n + 1))) {
         advance(pk, put_fixstr(p, s, n));
@@ -230,32 +223,13 @@ void maat_pack_str(msgpack_packer *pk, const char *s)
     msgpack_pack_str_body(pk, s, n);
 }
 
-void maat_pack_int(msgpack_packer *pk, int64_t v)
+void maat_pack_int_any(msgpack_packer *pk, int64_t v)
 {
     char *p = room(pk, 9);
     if (p)
         advance(pk, put_int(p, v));
     else
         msgpack_pack_int64(pk, v);
-}
-
-void maat_pack_kv_int(msgpack_packer *pk, const char *key, int64_t v)
-{
-    size_t n = strlen(key);
-    char *p;
-    if (n < 32 && (p = room(pk, n + 1 + 9))) {
-        size_t k = put_fixstr(p, key, n);
-        advance(pk, k + put_int(p + k, v));
-        return;
-    }
-    maat_pack_str(pk, key);
-    msgpack_pack_int64(pk, v);
-}
-
-void maat_pack_kv_str(msgpack_packer *pk, const char *key, const char *v)
-{
-    maat_pack_str(pk, key);
-    maat_pack_str(pk, v);
 }
 
 /* ---- one-pass field decoding (see msg.h) ------------------------------- */
@@ -327,6 +301,29 @@ int maat_msg_fields(const msgpack_object *map, const char *const *keys,
     return MAAT_OK;
 }
 
+void maat_msg_pick(const msgpack_object *map, const char *const *keys,
+                   const msgpack_object **vals)
+{
+    int nk = 0;
+    while (keys[nk])
+        vals[nk++] = NULL;
+    if (!map || map->type != MSGPACK_OBJECT_MAP)
+        return;
+    int j = 0; /* as in maat_msg_fields: try the name after the last found */
+    for (uint32_t i = 0; i < map->via.map.size; i++) {
+        const msgpack_object *k = &map->via.map.ptr[i].key;
+        if (k->type != MSGPACK_OBJECT_STR)
+            continue;
+        for (int t = 0; t < nk; t++, j = j + 1 < nk ? j + 1 : 0)
+            if (key_is(k->via.str.ptr, k->via.str.size, keys[j])) {
+                if (!vals[j]) /* the first one, as maat_msg_get finds it */
+                    vals[j] = &map->via.map.ptr[i].val;
+                j = j + 1 < nk ? j + 1 : 0;
+                break;
+            }
+    }
+}
+
 int maat_msg_int_or(const msgpack_object *o, const char *field, int64_t lo,
                     int64_t hi, int64_t dflt, int64_t *out, maat_error *err)
 {
@@ -341,15 +338,5 @@ int maat_msg_unpack_zone(const void *buf, size_t len, msgpack_zone *zone,
                          msgpack_object *out, maat_error *err)
 {
     msgpack_zone_clear(zone);
-    out->type = MSGPACK_OBJECT_NIL;
-    int rc = maat_msg_check(buf, len, err);
-    if (rc)
-        return rc;
-    size_t off = 0;
-    msgpack_unpack_return r = msgpack_unpack(buf, len, &off, zone, out);
-    if (r != MSGPACK_UNPACK_SUCCESS || off != len)
-        return maat_error_set(err, MAAT_EDECODE,
-                              "msgpack could not decode the message (%d)",
-                              (int)r);
-    return MAAT_OK;
+    return maat_msg_decode(buf, len, zone, out, err);
 }

@@ -8,12 +8,14 @@
  * counts away from msgpack-c; an impossible count is also refused at once,
  * naming it), nesting deeper than MAAT_MSG_MAX_DEPTH containers (empty ones
  * count), the unused type byte 0xc1, ext types, and trailing bytes after
- * the one top-level object.  A NULL buffer is an empty message.  Only then
- * does maat_msg_unpack hand the bytes to msgpack-c.
+ * the one top-level object.  A NULL buffer is an empty message.  The same
+ * walk builds the decoded msgpack_object tree (maat_msg_decode, behind
+ * maat_msg_unpack): the tree msgpack-c's msgpack_unpack would build, in a
+ * msgpack-c zone, without handing untrusted bytes to msgpack-c's unpacker.
  *
- * The check does not replace a size cap: msgpack-c still spends up to ~24
- * bytes of memory per byte of input (48 per 2-byte map entry), so cap the
- * message size first (the referee sets ZMQ_MAXMSGSIZE).
+ * The check does not replace a size cap: the tree takes up to ~24 bytes of
+ * memory per byte of input (48 per 2-byte map entry), so cap the message
+ * size first (the referee sets ZMQ_MAXMSGSIZE).
  *
  * The typed getters below return MAAT_EDECODE with a message naming the
  * field when the value is missing, of the wrong type or out of range.
@@ -23,6 +25,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <msgpack.h>
 
 #include "maat/error.h"
@@ -35,9 +38,16 @@
  * the limits above.  MAAT_OK or MAAT_EDECODE with the byte offset and reason. */
 int maat_msg_check(const void *buf, size_t len, maat_error *err);
 
-/* maat_msg_check, then unpack into `out` (initialised here; release with
- * msgpack_unpacked_destroy even on failure).  Strings in the result point
- * into buf: keep buf alive while using them. */
+/* maat_msg_check and decoding in one pass: on MAAT_OK *out is the object,
+ * its arrays and maps allocated in `zone` (freed with the zone), its
+ * strings pointing into buf (keep buf alive while using them).  On a
+ * refusal *out is nil and the error is maat_msg_check's. */
+int maat_msg_decode(const void *buf, size_t len, msgpack_zone *zone,
+                    msgpack_object *out, maat_error *err);
+
+/* maat_msg_decode into `out` with a zone of its own (initialised here;
+ * release with msgpack_unpacked_destroy even on failure).  Strings in the
+ * result point into buf: keep buf alive while using them. */
 int maat_msg_unpack(const void *buf, size_t len, msgpack_unpacked *out,
                     maat_error *err);
 
@@ -66,14 +76,69 @@ int maat_msg_only_keys(const msgpack_object *map, const char *const *allowed,
  * memcpy.  msgpack_packer_init(&pk, &sbuf, maat_sbuffer_write). */
 int maat_sbuffer_write(void *sbuf, const char *buf, size_t len);
 
-/* Packing helpers (a C string as a msgpack str; a string shorter than 32
- * bytes, such as every map key, is one write). */
-void maat_pack_str(msgpack_packer *pk, const char *s);
-/* An integer in its smallest form: the bytes of msgpack_pack_int64, often
- * without its callback (see msg.c). */
-void maat_pack_int(msgpack_packer *pk, int64_t v);
-void maat_pack_kv_int(msgpack_packer *pk, const char *key, int64_t v);
-void maat_pack_kv_str(msgpack_packer *pk, const char *key, const char *v);
+/* ---- packing helpers ---------------------------------------------------
+ * A C string as a msgpack str, an integer in its smallest form (the bytes
+ * of msgpack_pack_int64), a map entry with a string key.  The bytes are
+ * exactly msgpack-c's (tests/test_msg_pack.c).  A referee request is a few
+ * hundred of these, so the common case is inline: when the packer writes
+ * into a msgpack_sbuffer through maat_sbuffer_write and there is room, a
+ * short string or a small integer is written straight into the buffer, and
+ * a string literal's length is known at compile time.  Everything else goes
+ * to the out-of-line maat_pack_strn_any / maat_pack_int_any. */
+void maat_pack_strn_any(msgpack_packer *pk, const char *s, size_t n);
+void maat_pack_int_any(msgpack_packer *pk, int64_t v);
+
+/* Room for n more bytes at the end of the packer's sbuffer, or NULL. */
+static inline char *maat_pack_room(msgpack_packer *pk, size_t n)
+{
+    msgpack_sbuffer *sb = (msgpack_sbuffer *)pk->data;
+    if (pk->callback != maat_sbuffer_write || sb->alloc - sb->size < n)
+        return NULL;
+    return sb->data + sb->size;
+}
+
+static inline void maat_pack_strn(msgpack_packer *pk, const char *s,
+                                  size_t n)
+{
+    char *p;
+    if (n < 32 && (p = maat_pack_room(pk, n + 1))) { /* a fixstr */
+        p[0] = (char)(0xa0 | n);
+        memcpy(p + 1, s, n);
+        ((msgpack_sbuffer *)pk->data)->size += n + 1;
+    } else {
+        maat_pack_strn_any(pk, s, n);
+    }
+}
+
+static inline void maat_pack_str(msgpack_packer *pk, const char *s)
+{
+    maat_pack_strn(pk, s, strlen(s));
+}
+
+static inline void maat_pack_int(msgpack_packer *pk, int64_t v)
+{
+    char *p;
+    if (v >= -32 && v < 128 && (p = maat_pack_room(pk, 1))) { /* fixint */
+        p[0] = (char)(uint8_t)v;
+        ((msgpack_sbuffer *)pk->data)->size++;
+    } else {
+        maat_pack_int_any(pk, v);
+    }
+}
+
+static inline void maat_pack_kv_int(msgpack_packer *pk, const char *key,
+                                    int64_t v)
+{
+    maat_pack_str(pk, key);
+    maat_pack_int(pk, v);
+}
+
+static inline void maat_pack_kv_str(msgpack_packer *pk, const char *key,
+                                    const char *v)
+{
+    maat_pack_str(pk, key);
+    maat_pack_str(pk, v);
+}
 
 /* ---- one-pass field decoding ------------------------------------------
  * Decoding an action used to cost one maat_msg_get scan (strlen + memcmp
@@ -97,6 +162,14 @@ void maat_pack_kv_str(msgpack_packer *pk, const char *key, const char *v);
 int maat_msg_fields(const msgpack_object *map, const char *const *keys,
                     const msgpack_object **vals, const char *what,
                     maat_error *err);
+
+/* maat_msg_get for every name of `keys` (NULL-terminated, any length) in
+ * one pass over the map: vals[i] is the first value under keys[i], or NULL.
+ * Other keys, and keys that are not strings, are passed over, as
+ * maat_msg_get does; a non-map gives all NULL.  For decoders of maps with
+ * many fields, such as observations. */
+void maat_msg_pick(const msgpack_object *map, const char *const *keys,
+                   const msgpack_object **vals);
 
 /* maat_msg_get_int_or on a value already found: NULL or nil gives `dflt`. */
 int maat_msg_int_or(const msgpack_object *o, const char *field, int64_t lo,
@@ -131,8 +204,8 @@ static inline const msgpack_object *maat_msg_getn(const msgpack_object *map,
 
 /* maat_msg_unpack into a caller's zone, for a loop that decodes one
  * message after another: the zone's memory is reused rather than
- * allocated and freed per message.  The same checks as maat_msg_unpack
- * (maat_msg_check first); the zone is cleared first, so *out (and
+ * allocated and freed per message.  The same checks as maat_msg_unpack;
+ * the zone is cleared first, so *out (and
  * anything from an earlier call) is valid only until the next call, and
  * its strings point into buf. */
 int maat_msg_unpack_zone(const void *buf, size_t len, msgpack_zone *zone,

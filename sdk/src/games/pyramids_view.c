@@ -39,10 +39,10 @@ struct maat_view {
 
 /* ---- decoding ------------------------------------------------------- */
 
-static int get_cards(const msgpack_object *map, const char *key, int max,
+/* The array of cards a (a field named key, NULL when absent). */
+static int get_cards(const msgpack_object *a, const char *key, int max,
                      uint8_t *out, uint8_t *n, maat_error *err)
 {
-    const msgpack_object *a = maat_msg_get(map, key);
     if (!a || a->type != MSGPACK_OBJECT_ARRAY || (int)a->via.array.size > max)
         return maat_error_set(err, MAAT_EDECODE, "field '%s' must be an "
                               "array of at most %d cards", key, max);
@@ -94,11 +94,16 @@ static int decode_player(const msgpack_object *p, maat_pyr_seat *s,
     int rc;
     if (!p || p->type != MSGPACK_OBJECT_MAP)
         return maat_error_set(err, MAAT_EDECODE, "players[] must be maps");
+    enum { GOD, PYRAMID, OBELISK, HAND_SIZE, TOMB_SIZE, TOMB, N };
+    static const char *const keys[N + 1] = {
+        "god", "pyramid", "obelisk", "hand_size", "tomb_size", "tomb", NULL};
+    const msgpack_object *f[N];
+    maat_msg_pick(p, keys, f);
     memset(s->grid, -1, sizeof s->grid);
-    if ((rc = maat_msg_get_int_or(p, "god", 1, 5, 0, &v, err)))
+    if ((rc = maat_msg_int_or(f[GOD], "god", 1, 5, 0, &v, err)))
         return rc;
     s->god = (uint8_t)v;
-    const msgpack_object *pyr = maat_msg_get(p, "pyramid");
+    const msgpack_object *pyr = f[PYRAMID];
     if (!pyr || pyr->type != MSGPACK_OBJECT_ARRAY || pyr->via.array.size > 10)
         return maat_error_set(err, MAAT_EDECODE, "field 'pyramid' must be an "
                               "array of at most 10 [card, stage, pos]");
@@ -126,20 +131,22 @@ static int decode_player(const msgpack_object *p, maat_pyr_seat *s,
     }
     if ((rc = check_pyramid_shape(s, err)))
         return rc;
-    if ((rc = get_cards(p, "obelisk", MAAT_PYR_ROUNDS, s->obelisk,
+    if ((rc = get_cards(f[OBELISK], "obelisk", MAAT_PYR_ROUNDS, s->obelisk,
                         &s->obelisk_n, err)))
         return rc;
-    if ((rc = maat_msg_get_int(p, "hand_size", 0, 3, &v, err)))
+    if ((rc = maat_msg_int(f[HAND_SIZE], "hand_size", 0, 3, &v, err)))
         return rc;
     s->hand_n = (uint8_t)v;
     memset(s->hand, 255, sizeof s->hand);
-    if ((rc = maat_msg_get_int(p, "tomb_size", 0, MAAT_PYR_ROUNDS, &v, err)))
+    if ((rc = maat_msg_int(f[TOMB_SIZE], "tomb_size", 0, MAAT_PYR_ROUNDS, &v,
+                           err)))
         return rc;
     s->tomb_n = (uint8_t)v;
     memset(s->tomb, 255, sizeof s->tomb);
-    if (maat_msg_get(p, "tomb")) { /* revealed at the end */
+    if (f[TOMB]) { /* revealed at the end */
         uint8_t n;
-        if ((rc = get_cards(p, "tomb", MAAT_PYR_ROUNDS, s->tomb, &n, err)))
+        if ((rc = get_cards(f[TOMB], "tomb", MAAT_PYR_ROUNDS, s->tomb, &n,
+                            err)))
             return rc;
         if (n != s->tomb_n)
             return maat_error_set(err, MAAT_EDECODE, "tomb and tomb_size "
@@ -202,23 +209,33 @@ int maat_pyr_observation_decode(const msgpack_object *o, maat_pyr_state *st,
     if (!o || o->type != MSGPACK_OBJECT_MAP)
         return maat_error_set(err, MAAT_EDECODE,
                               "the observation must be a map");
-    if (!maat_msg_str_eq(maat_msg_get(o, "game"), "pyramids"))
+    /* one pass over the map for every field (a bot decodes one observation
+     * per request) */
+    enum { GAME, SEAT, SEATS, ROUND, FIRST, DECISION, TO_MOVE, DECK_SIZE,
+           SET_ASIDE, QUARRY, HAND, TOMB, DISCARD, PLAYERS, N };
+    static const char *const keys[N + 1] = {
+        "game", "seat", "seats", "round", "first", "decision", "to_move",
+        "deck_size", "set_aside", "quarry", "hand", "tomb", "discard",
+        "players", NULL};
+    const msgpack_object *f[N];
+    maat_msg_pick(o, keys, f);
+    if (!MAAT_MSG_STR_IS(f[GAME], "pyramids"))
         return maat_error_set(err, MAAT_EDECODE,
                               "not a pyramids observation");
-    if ((rc = maat_msg_get_int(o, "seats", 2, MAAT_PYR_MAX_SEATS, &v, err)))
+    if ((rc = maat_msg_int(f[SEATS], "seats", 2, MAAT_PYR_MAX_SEATS, &v, err)))
         return rc;
     st->seats = (int)v;
-    if ((rc = maat_msg_get_int(o, "round", 1, MAAT_PYR_ROUNDS, &v, err)))
+    if ((rc = maat_msg_int(f[ROUND], "round", 1, MAAT_PYR_ROUNDS, &v, err)))
         return rc;
     st->round = (int)v;
-    if ((rc = maat_msg_get_int(o, "first", 0, st->seats - 1, &v, err)))
+    if ((rc = maat_msg_int(f[FIRST], "first", 0, st->seats - 1, &v, err)))
         return rc;
     st->first = (int)v;
-    if ((rc = maat_msg_get_int_or(o, "to_move", 0, st->seats - 1, -1, &v,
+    if ((rc = maat_msg_int_or(f[TO_MOVE], "to_move", 0, st->seats - 1, -1, &v,
                                   err)))
         return rc;
     st->to_move = (int)v;
-    if ((rc = maat_msg_get_int(o, "deck_size", 0, MAAT_PYR_CARDS, &v, err)))
+    if ((rc = maat_msg_int(f[DECK_SIZE], "deck_size", 0, MAAT_PYR_CARDS, &v, err)))
         return rc;
     /* the deck size follows from the round: one card per seat, then a
      * quarry of one pair per seat each round */
@@ -229,10 +246,10 @@ int maat_pyr_observation_decode(const msgpack_object *o, maat_pyr_state *st,
                               MAAT_PYR_CARDS - st->seats -
                                   2 * st->seats * st->round);
     st->deck_pos = MAAT_PYR_CARDS - (int)v;
-    if ((rc = maat_msg_get_int_or(o, "set_aside", 1, 4, 0, &v, err)))
+    if ((rc = maat_msg_int_or(f[SET_ASIDE], "set_aside", 1, 4, 0, &v, err)))
         return rc;
     st->set_aside = (uint8_t)v;
-    const msgpack_object *dec = maat_msg_get(o, "decision");
+    const msgpack_object *dec = f[DECISION];
     st->phase = -1;
     for (int i = 0; i < 5; i++)
         if (maat_msg_str_eq(dec, phases[i]))
@@ -241,7 +258,7 @@ int maat_pyr_observation_decode(const msgpack_object *o, maat_pyr_state *st,
         return maat_error_set(err, MAAT_EDECODE, "field 'decision' must be "
                               "god, pair, build, keep or over, with to_move");
 
-    const msgpack_object *q = maat_msg_get(o, "quarry");
+    const msgpack_object *q = f[QUARRY];
     if (!q || q->type != MSGPACK_OBJECT_ARRAY ||
         (int)q->via.array.size != st->seats)
         return maat_error_set(err, MAAT_EDECODE, "field 'quarry' must have "
@@ -260,7 +277,7 @@ int maat_pyr_observation_decode(const msgpack_object *o, maat_pyr_state *st,
             st->quarry[i][k] = (int8_t)v;
         }
     }
-    const msgpack_object *players = maat_msg_get(o, "players");
+    const msgpack_object *players = f[PLAYERS];
     if (!players || players->type != MSGPACK_OBJECT_ARRAY ||
         (int)players->via.array.size != st->seats)
         return maat_error_set(err, MAAT_EDECODE, "field 'players' must have "
@@ -272,19 +289,19 @@ int maat_pyr_observation_decode(const msgpack_object *o, maat_pyr_state *st,
         if (st->seat[j].god)
             st->tile_owner[st->seat[j].god] = (int8_t)j;
     }
-    if ((rc = maat_msg_get_int(o, "seat", -1, st->seats - 1, &v, err)))
+    if ((rc = maat_msg_int(f[SEAT], "seat", -1, st->seats - 1, &v, err)))
         return rc;
     if (v >= 0) {
         maat_pyr_seat *me = &st->seat[v];
         uint8_t hn, tn;
-        if ((rc = get_cards(o, "hand", 3, me->hand, &hn, err)) ||
-            (rc = get_cards(o, "tomb", MAAT_PYR_ROUNDS, me->tomb, &tn, err)))
+        if ((rc = get_cards(f[HAND], "hand", 3, me->hand, &hn, err)) ||
+            (rc = get_cards(f[TOMB], "tomb", MAAT_PYR_ROUNDS, me->tomb, &tn, err)))
             return rc;
         if (hn != me->hand_n || tn != me->tomb_n)
             return maat_error_set(err, MAAT_EDECODE, "hand/tomb and their "
                                   "sizes disagree");
     }
-    const msgpack_object *d = maat_msg_get(o, "discard");
+    const msgpack_object *d = f[DISCARD];
     if (!d || d->type != MSGPACK_OBJECT_ARRAY ||
         d->via.array.size > MAAT_PYR_CARDS)
         return maat_error_set(err, MAAT_EDECODE, "field 'discard' must be an "
@@ -394,15 +411,20 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
 {
     if (events && events->type == MSGPACK_OBJECT_ARRAY) {
         for (uint32_t i = 0; i < events->via.array.size; i++) {
-            const msgpack_object *e = &events->via.array.ptr[i];
-            const msgpack_object *kind = maat_msg_get(e, "event");
+            static const char *const keys[] = {"event", "seat", "card",
+                                               "cards", NULL};
+            const msgpack_object *f[4];
+            maat_msg_pick(&events->via.array.ptr[i], keys, f);
+            const msgpack_object *kind = f[0];
             int64_t seat = -1, card = -1;
-            maat_msg_get_int_or(e, "seat", 0, MAAT_PYR_MAX_SEATS - 1, -1,
-                                &seat, NULL);
-            maat_msg_get_int_or(e, "card", 0, MAAT_PYR_CARDS - 1, -1, &card,
-                                NULL);
-            if (maat_msg_str_eq(kind, "pair") && seat >= 0) {
-                const msgpack_object *c = maat_msg_get(e, "cards");
+            if (maat_msg_int_or(f[1], "seat", 0, MAAT_PYR_MAX_SEATS - 1, -1,
+                                &seat, NULL))
+                seat = -1;
+            if (maat_msg_int_or(f[2], "card", 0, MAAT_PYR_CARDS - 1, -1,
+                                &card, NULL))
+                card = -1;
+            if (MAAT_MSG_STR_IS(kind, "pair") && seat >= 0) {
+                const msgpack_object *c = f[3];
                 int64_t id[2];
                 if (c && c->type == MSGPACK_OBJECT_ARRAY &&
                     c->via.array.size == 2 &&
@@ -411,11 +433,11 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
                     !maat_msg_int(&c->via.array.ptr[1], "cards", 0,
                                   MAAT_PYR_CARDS - 1, &id[1], NULL))
                     add_step(v, seat, STEP_TAKE, id[0], id[1]);
-            } else if ((maat_msg_str_eq(kind, "pyramid") ||
-                        maat_msg_str_eq(kind, "obelisk") ||
-                        maat_msg_str_eq(kind, "discard")) && card >= 0) {
+            } else if ((MAAT_MSG_STR_IS(kind, "pyramid") ||
+                        MAAT_MSG_STR_IS(kind, "obelisk") ||
+                        MAAT_MSG_STR_IS(kind, "discard")) && card >= 0) {
                 add_step(v, seat, STEP_LEAVE, card, 0);
-            } else if (maat_msg_str_eq(kind, "tomb")) {
+            } else if (MAAT_MSG_STR_IS(kind, "tomb")) {
                 add_step(v, seat, STEP_TOMB, 0, 0);
             }
         }
