@@ -27,8 +27,12 @@
  *   bench-decision [--rounds R] [--games G] [--seats N] [--raw-count K]
  *                  [--transport ipc|tcp] [--raw-wait recv|poll] [--seed S]
  *                  [--bot CMD] [--pingpong PATH] [--spy PATH]
- *                  [--seconds S]
+ *                  [--cpu N] [--seconds S]
  *
+ * --cpu N pins this process, and so every process it starts, to CPU N:
+ * the ping-pong and the match are one chain of work, and on one core they
+ * run without cross-core wake-ups (which on this VM cost more than the
+ * work itself), so the referee's own CPU shows more plainly.
  * Paths default to the programs of the same build directory.  --seconds
  * is accepted for bench/run-all.sh and ignored (the work is fixed by
  * --rounds).
@@ -37,6 +41,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <math.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -392,11 +397,14 @@ static void usage(FILE *f)
 "usage: bench-decision [--rounds R] [--games G] [--seats N] [--raw-count K]\n"
 "                      [--transport ipc|tcp] [--raw-wait recv|poll]\n"
 "                      [--seed S] [--bot CMD] [--pingpong PATH] [--spy PATH]\n"
+"                      [--cpu N]\n"
 "The referee's cost per decision in a real Pyramids match between bots that\n"
 "answer at once, against raw ZeroMQ round trips of the same sizes, the two\n"
 "interleaved in rounds in one run.  Defaults: 10 rounds of (2000 raw round\n"
 "trips, a 30-game series, a 1-game series), 2 seats, ipc, raw wait recv,\n"
-"seed 1, the random sample bot; programs from this build directory.\n");
+"seed 1, the random sample bot; programs from this build directory.\n"
+"--cpu N runs everything (this process, the bots, the raw ping-pong) on CPU\n"
+"N only: one chain of work on one core, without cross-core wake-ups.\n");
 }
 
 static long arg_long(const char *opt, const char *v, long lo, long hi)
@@ -419,6 +427,7 @@ int main(int argc, char **argv)
     uint64_t seed = 1;
     const char *transport = "ipc", *raw_wait = "recv";
     const char *bot = NULL, *pingpong = NULL, *spy = NULL;
+    int cpu = -1;
     for (int i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -446,12 +455,24 @@ int main(int argc, char **argv)
             pingpong = v;
         } else if (!strcmp(a, "--spy") && v) {
             spy = v;
+        } else if (!strcmp(a, "--cpu")) {
+            cpu = (int)arg_long(a, v, 0, CPU_SETSIZE - 1);
         } else if (!strcmp(a, "--seconds") && v) {
             /* accepted for run-all.sh; the work is fixed by --rounds */
         } else {
             fprintf(stderr, "bench-decision: bad option '%s' (try --help)\n",
                     a);
             return 2;
+        }
+    }
+    if (cpu >= 0) { /* inherited by every process started below */
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        if (sched_setaffinity(0, sizeof set, &set)) {
+            fprintf(stderr, "bench-decision: cannot pin to CPU %d: %s\n", cpu,
+                    strerror(errno));
+            return 1;
         }
     }
     /* the programs next to this one: build/bench/.. */
@@ -488,8 +509,9 @@ int main(int argc, char **argv)
     loadavg(la, sizeof la);
     printf("# bench-decision: %d-seat Pyramids, %s, referee match loop vs "
            "raw ZeroMQ, %d interleaved rounds\n# load average at start: %s "
-           "(%ld cores)\n", seats, transport, rounds, la,
-           sysconf(_SC_NPROCESSORS_ONLN));
+           "(%ld cores)%s\n", seats, transport, rounds, la,
+           sysconf(_SC_NPROCESSORS_ONLN), cpu >= 0 ? "; all on one CPU (--cpu)"
+                                                   : "");
 
     /* 1. real message sizes */
     sizes z = {0};

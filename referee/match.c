@@ -250,7 +250,7 @@ static void pack_events(match *m, rbot *b, msgpack_packer *pk)
     size_t n = 0;
     for (size_t i = b->events_sent; i < m->ev.count; i++)
         n += (m->ev.items[i].visible_to & me) != 0;
-    msgpack_pack_array(pk, n);
+    maat_pack_array(pk, n);
     for (size_t i = b->events_sent; i < m->ev.count; i++)
         if (m->ev.items[i].visible_to & me)
             m->c->rules->encode_event(m->g, &m->ev.items[i], pk);
@@ -327,7 +327,7 @@ static rbot *bot_by_rid(match *m, const maat_inbound *in)
 static void send_reject(match *m, const maat_inbound *in, const char *reason)
 {
     outbuf *o = out_begin(m);
-    msgpack_pack_map(&o->pk, 2);
+    maat_pack_map(&o->pk, 2);
     maat_pack_kv_str(&o->pk, "type", "reject");
     maat_pack_kv_str(&o->pk, "reason", reason);
     maat_transport_send(m->tr, in->rid, in->rid_len, o->sb.data, o->sb.size);
@@ -338,7 +338,7 @@ static void send_welcome(match *m, rbot *b)
     outbuf *o = out_begin(m);
     /* No match id and nothing else derived from the seed: a default id
      * hashes the seed, and a bot that could invert it would know the deck. */
-    msgpack_pack_map(&o->pk, 6);
+    maat_pack_map(&o->pk, 6);
     maat_pack_kv_str(&o->pk, "type", "welcome");
     maat_pack_kv_int(&o->pk, "version", MAAT_PROTOCOL_VERSION);
     maat_pack_kv_str(&o->pk, "game", m->c->rules->name);
@@ -757,7 +757,7 @@ static void assign_seats(match *m, int k)
 static void send_start(match *m, rbot *b)
 {
     outbuf *o = out_begin(m);
-    msgpack_pack_map(&o->pk, 4);
+    maat_pack_map(&o->pk, 4);
     maat_pack_kv_str(&o->pk, "type", "start");
     maat_pack_kv_int(&o->pk, "game_index", m->game_index);
     maat_pack_kv_int(&o->pk, "seat", b->seat);
@@ -777,7 +777,7 @@ static int send_request(match *m, rbot *b, maat_decision d,
     outbuf *o = out_begin(m);
     msgpack_packer *pk = &o->pk;
     b->outstanding = ++m->seq;
-    msgpack_pack_map(pk, 8);
+    maat_pack_map(pk, 8);
     maat_pack_kv_str(pk, "type", "request");
     maat_pack_kv_int(pk, "seq", b->outstanding);
     maat_pack_kv_int(pk, "game_index", m->game_index);
@@ -787,11 +787,11 @@ static int send_request(match *m, rbot *b, maat_decision d,
     maat_pack_str(pk, "events");
     pack_events(m, b, pk);
     maat_pack_str(pk, "legal");
-    msgpack_pack_array(pk, (size_t)n_legal);
+    maat_pack_array(pk, (size_t)n_legal);
     for (int i = 0; i < n_legal; i++)
         r->encode_action(m->g, &legal[i], pk);
     maat_pack_str(pk, "clock");
-    msgpack_pack_map(pk, 3);
+    maat_pack_map(pk, 3);
     maat_pack_kv_int(pk, "time_left_ms", base_ms(m, b) + b->bank_ms);
     maat_pack_kv_int(pk, "decision_ms", base_ms(m, b));
     maat_pack_kv_int(pk, "bank_ms", b->bank_ms);
@@ -922,7 +922,7 @@ static void send_end(match *m, rbot *b, const int *ranks)
     outbuf *o = out_begin(m);
     msgpack_packer *pk = &o->pk;
     int seats = m->n;
-    msgpack_pack_map(pk, 5);
+    maat_pack_map(pk, 5);
     maat_pack_kv_str(pk, "type", "end");
     maat_pack_kv_int(pk, "game_index", m->game_index);
     maat_pack_str(pk, "observation");
@@ -930,7 +930,7 @@ static void send_end(match *m, rbot *b, const int *ranks)
     maat_pack_str(pk, "events");
     pack_events(m, b, pk);
     maat_pack_str(pk, "ranks");
-    msgpack_pack_array(pk, (size_t)seats);
+    maat_pack_array(pk, (size_t)seats);
     for (int i = 0; i < seats; i++)
         msgpack_pack_int(pk, ranks[i]);
     send_to(m, b, o);
@@ -1074,7 +1074,7 @@ static void send_bye(match *m)
 {
     for (int i = 0; i < m->n; i++) {
         outbuf *o = out_begin(m);
-        msgpack_pack_map(&o->pk, 1);
+        maat_pack_map(&o->pk, 1);
         maat_pack_kv_str(&o->pk, "type", "bye");
         send_to(m, &m->bot[i], o);
     }

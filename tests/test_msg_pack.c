@@ -1,4 +1,4 @@
-/* test_msg_pack.c -- the packing helpers of sdk/src/msg.c write exactly
+/* test_msg_pack.c -- the packing helpers of maat/msg.h write exactly
  * the bytes msgpack-c writes, whether they take their fast path (straight
  * into a msgpack_sbuffer via maat_sbuffer_write) or the callback, and the
  * buffer grows correctly across every boundary. */
@@ -28,6 +28,34 @@ static void pack_all(msgpack_packer *pk, int helpers)
             maat_pack_int(pk, ints[i]);
         else
             msgpack_pack_int64(pk, ints[i]);
+    }
+    static const size_t counts[] = {0, 1, 15, 16, 17, 65535, 65536};
+    for (size_t i = 0; i < sizeof counts / sizeof counts[0]; i++) {
+        /* an array of n nils, a map of n nil: bool entries, so that the
+         * stream still decodes */
+        size_t n = counts[i];
+        if (helpers) {
+            maat_pack_array(pk, n);
+            for (size_t k = 0; k < n; k++)
+                maat_pack_nil(pk);
+            maat_pack_map(pk, n);
+            for (size_t k = 0; k < n; k++) {
+                maat_pack_nil(pk);
+                maat_pack_bool(pk, (int)k & 1);
+            }
+        } else {
+            msgpack_pack_array(pk, n);
+            for (size_t k = 0; k < n; k++)
+                msgpack_pack_nil(pk);
+            msgpack_pack_map(pk, n);
+            for (size_t k = 0; k < n; k++) {
+                msgpack_pack_nil(pk);
+                if (k & 1)
+                    msgpack_pack_true(pk);
+                else
+                    msgpack_pack_false(pk);
+            }
+        }
     }
     for (size_t i = 0; i < ns; i++) {
         if (helpers) {

@@ -38,7 +38,7 @@ static int send_hello(bot *b)
     msgpack_sbuffer_init(&sb);
     msgpack_packer pk;
     msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
-    msgpack_pack_map(&pk, 4);
+    maat_pack_map(&pk, 4);
     maat_pack_kv_str(&pk, "type", "hello");
     maat_pack_kv_int(&pk, "version", MAAT_PROTOCOL_VERSION);
     maat_pack_kv_str(&pk, "token", b->opt->token);
@@ -162,7 +162,7 @@ static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
     msgpack_sbuffer_init(&sb);
     msgpack_packer pk;
     msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
-    msgpack_pack_map(&pk, 3);
+    maat_pack_map(&pk, 3);
     maat_pack_kv_str(&pk, "type", "action");
     maat_pack_kv_int(&pk, "seq", seq);
     maat_pack_str(&pk, "action");

@@ -126,6 +126,47 @@ static inline void maat_pack_int(msgpack_packer *pk, int64_t v)
     }
 }
 
+/* A one-byte token (fixarray, fixmap, nil, false, true) in the buffer, or
+ * 0 when there is no room or the packer writes elsewhere. */
+static inline int maat_pack_byte(msgpack_packer *pk, unsigned char c)
+{
+    char *p = maat_pack_room(pk, 1);
+    if (!p)
+        return 0;
+    p[0] = (char)c;
+    ((msgpack_sbuffer *)pk->data)->size++;
+    return 1;
+}
+
+/* msgpack_pack_array / _map / _nil / _true / _false, the same bytes. */
+static inline void maat_pack_array(msgpack_packer *pk, size_t n)
+{
+    if (n >= 16 || !maat_pack_byte(pk, (unsigned char)(0x90 | n)))
+        msgpack_pack_array(pk, n);
+}
+
+static inline void maat_pack_map(msgpack_packer *pk, size_t n)
+{
+    if (n >= 16 || !maat_pack_byte(pk, (unsigned char)(0x80 | n)))
+        msgpack_pack_map(pk, n);
+}
+
+static inline void maat_pack_nil(msgpack_packer *pk)
+{
+    if (!maat_pack_byte(pk, 0xc0))
+        msgpack_pack_nil(pk);
+}
+
+static inline void maat_pack_bool(msgpack_packer *pk, int v)
+{
+    if (!maat_pack_byte(pk, v ? 0xc3 : 0xc2)) {
+        if (v)
+            msgpack_pack_true(pk);
+        else
+            msgpack_pack_false(pk);
+    }
+}
+
 static inline void maat_pack_kv_int(msgpack_packer *pk, const char *key,
                                     int64_t v)
 {

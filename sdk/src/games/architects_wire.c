@@ -27,25 +27,17 @@ static const char *const phase_names[] = {"take", "place", "small", "card",
                                           "over"};
 static const char *const side_names[] = {"left", "right"};
 
-static void pack_bool(msgpack_packer *pk, int v)
-{
-    if (v)
-        msgpack_pack_true(pk);
-    else
-        msgpack_pack_false(pk);
-}
-
 static void pack_id_or_nil(msgpack_packer *pk, int v)
 {
     if (v < 0)
-        msgpack_pack_nil(pk);
+        maat_pack_nil(pk);
     else
         maat_pack_int(pk, v);
 }
 
 static void pack_ids(msgpack_packer *pk, const uint8_t *ids, int n)
 {
-    msgpack_pack_array(pk, (size_t)n);
+    maat_pack_array(pk, (size_t)n);
     for (int i = 0; i < n; i++)
         maat_pack_int(pk, ids[i]);
 }
@@ -68,7 +60,7 @@ static void pack_piece_pair(msgpack_packer *pk, const maat_arc_board *b,
                             int p, int q)
 {
     char name[24];
-    msgpack_pack_array(pk, 2);
+    maat_pack_array(pk, 2);
     piece_name(b, p, name, sizeof name);
     maat_pack_str(pk, name);
     piece_name(b, q, name, sizeof name);
@@ -79,44 +71,44 @@ int arc_setup_encode(const maat_setup *s, msgpack_packer *pk)
 {
     const maat_arc_stones *st = &s->stones;
     const maat_arc_board *b = &s->board;
-    msgpack_pack_map(pk, 7);
+    maat_pack_map(pk, 7);
     maat_pack_kv_str(pk, "stones_name", s->stones_name);
     maat_pack_kv_str(pk, "cards_name", s->cards_name);
     maat_pack_kv_str(pk, "board_name", s->board_name);
     maat_pack_str(pk, "large");
-    msgpack_pack_array(pk, (size_t)st->n_large);
+    maat_pack_array(pk, (size_t)st->n_large);
     for (int i = 0; i < st->n_large; i++) {
         const maat_arc_large *l = &st->large[i];
-        msgpack_pack_array(pk, 4);
+        maat_pack_array(pk, 4);
         maat_pack_str(pk, maat_arc_colour_names[l->colour]);
         maat_pack_str(pk, maat_arc_opening_names[l->open]);
-        pack_bool(pk, l->sarcophagus);
+        maat_pack_bool(pk, l->sarcophagus);
         if (l->symbol)
             maat_pack_str(pk, maat_arc_symbol_names[l->symbol]);
         else
-            msgpack_pack_nil(pk);
+            maat_pack_nil(pk);
     }
     maat_pack_str(pk, "small");
-    msgpack_pack_array(pk, (size_t)st->n_small);
+    maat_pack_array(pk, (size_t)st->n_small);
     for (int i = 0; i < st->n_small; i++) {
-        msgpack_pack_array(pk, 2);
+        maat_pack_array(pk, 2);
         maat_pack_str(pk, maat_arc_colour_names[st->small[i].colour]);
         maat_pack_int(pk, st->small[i].workers);
     }
     maat_pack_str(pk, "cards");
-    msgpack_pack_array(pk, (size_t)s->cards.n);
+    maat_pack_array(pk, (size_t)s->cards.n);
     for (int i = 0; i < s->cards.n; i++)
         maat_pack_str(pk, maat_arc_card_names[s->cards.kind[i]]);
     maat_pack_str(pk, "board");
-    msgpack_pack_map(pk, 5);
+    maat_pack_map(pk, 5);
     maat_pack_kv_int(pk, "common", b->common);
     maat_pack_kv_int(pk, "faceup", b->faceup);
     maat_pack_str(pk, "levels");
-    msgpack_pack_array(pk, (size_t)b->levels);
+    maat_pack_array(pk, (size_t)b->levels);
     for (int l = 1; l <= b->levels; l++)
         maat_pack_int(pk, b->level_n[l]);
     maat_pack_str(pk, "spots");
-    msgpack_pack_array(pk, (size_t)b->n_spots);
+    maat_pack_array(pk, (size_t)b->n_spots);
     for (int i = 0; i < b->n_spots; i++)
         pack_piece_pair(pk, b, b->spot[i][0], b->spot[i][1]);
     int pieces = maat_arc_bottom(b) + 1, n = 0;
@@ -124,7 +116,7 @@ int arc_setup_encode(const maat_setup *s, msgpack_packer *pk)
         for (int q = p + 1; q < pieces; q++)
             n += (int)(b->touch[p] >> q & 1);
     maat_pack_str(pk, "touch");
-    msgpack_pack_array(pk, (size_t)n);
+    maat_pack_array(pk, (size_t)n);
     for (int p = 0; p < pieces; p++)
         for (int q = p + 1; q < pieces; q++)
             if (b->touch[p] >> q & 1)
@@ -338,28 +330,28 @@ static void pack_scores(msgpack_packer *pk, const maat_arc_state *st)
 {
     maat_score sc[MAAT_ARC_MAX_SEATS];
     maat_arc_score_all(st, sc);
-    msgpack_pack_array(pk, (size_t)st->seats);
+    maat_pack_array(pk, (size_t)st->seats);
     for (int i = 0; i < st->seats; i++) {
         const maat_arc_seat *s = &st->seat[i];
         maat_arc_detail d;
         maat_arc_score_seat(st->board, st->stones, st->cards, s, &d);
-        msgpack_pack_map(pk, 6);
+        maat_pack_map(pk, 6);
         maat_pack_kv_int(pk, "total", sc[i].total);
         maat_pack_kv_int(pk, "rank", sc[i].rank);
         maat_pack_kv_int(pk, "small_stones", d.small_stones);
         maat_pack_str(pk, "parts");
-        msgpack_pack_map(pk, MAAT_ARC_S_PARTS);
+        maat_pack_map(pk, MAAT_ARC_S_PARTS);
         for (int p = 0; p < MAAT_ARC_S_PARTS; p++)
             maat_pack_kv_int(pk, maat_architects_rules.score_parts[p],
                              sc[i].part[p]);
         maat_pack_str(pk, "structure");
-        msgpack_pack_map(pk, MAAT_ARC_COLOURS);
+        maat_pack_map(pk, MAAT_ARC_COLOURS);
         for (int c = 0; c < MAAT_ARC_COLOURS; c++)
             maat_pack_kv_int(pk, maat_arc_colour_names[c], d.height[c]);
         maat_pack_str(pk, "card_points");
-        msgpack_pack_array(pk, s->n_cards);
+        maat_pack_array(pk, s->n_cards);
         for (int k = 0; k < s->n_cards; k++) {
-            msgpack_pack_map(pk, 2);
+            maat_pack_map(pk, 2);
             maat_pack_kv_int(pk, "card", s->cards[k]);
             maat_pack_kv_int(pk, "points", d.card_points[k]);
         }
@@ -373,26 +365,26 @@ static void pack_player(msgpack_packer *pk, const maat_arc_state *st,
     int n = 0;
     for (int i = 0; i < b->n_large; i++)
         n += s->large[i] >= 0; /* not s->placed: hand-built states too */
-    msgpack_pack_map(pk, 5);
+    maat_pack_map(pk, 5);
     maat_pack_str(pk, "pyramid");
-    msgpack_pack_array(pk, (size_t)n);
+    maat_pack_array(pk, (size_t)n);
     for (int i = 0; i < b->n_large; i++)
         if (s->large[i] >= 0) {
-            msgpack_pack_map(pk, 4);
+            maat_pack_map(pk, 4);
             maat_pack_kv_int(pk, "large", s->large[i]);
             maat_pack_kv_int(pk, "level", b->space_level[i]);
             maat_pack_kv_int(pk, "pos", b->space_pos[i]);
             maat_pack_str(pk, "rotated");
-            pack_bool(pk, s->rotated[i]);
+            maat_pack_bool(pk, s->rotated[i]);
         }
     n = 0;
     for (int k = 0; k < maat_arc_n_small_spaces(b); k++)
         n += s->small[k] >= 0;
     maat_pack_str(pk, "smalls");
-    msgpack_pack_array(pk, (size_t)n);
+    maat_pack_array(pk, (size_t)n);
     for (int k = 0; k < maat_arc_n_small_spaces(b); k++)
         if (s->small[k] >= 0) {
-            msgpack_pack_map(pk, 3);
+            maat_pack_map(pk, 3);
             maat_pack_kv_int(pk, "small", s->small[k]);
             maat_pack_kv_int(pk, "level", k / 2 + 1);
             maat_pack_kv_str(pk, "side", side_names[k % 2]);
@@ -410,7 +402,7 @@ int arc_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     const maat_arc_state *st = &g->st;
     const maat_arc_board *b = st->board;
     int over = st->phase == MAAT_ARC_OVER;
-    msgpack_pack_map(pk, over ? 17 : 16);
+    maat_pack_map(pk, over ? 17 : 16);
     maat_pack_kv_str(pk, "game", "architects");
     maat_pack_kv_int(pk, "seat", seat);
     maat_pack_kv_int(pk, "seats", st->seats);
@@ -419,13 +411,13 @@ int arc_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     maat_pack_str(pk, "to_move");
     pack_id_or_nil(pk, st->to_move);
     maat_pack_str(pk, "common");
-    msgpack_pack_array(pk, (size_t)b->common);
+    maat_pack_array(pk, (size_t)b->common);
     for (int i = 0; i < b->common; i++)
         pack_id_or_nil(pk, st->common[i]);
     maat_pack_str(pk, "space0");
     pack_ids(pk, st->space0, st->n_space0);
     maat_pack_str(pk, "faceup");
-    msgpack_pack_array(pk, (size_t)b->faceup);
+    maat_pack_array(pk, (size_t)b->faceup);
     for (int i = 0; i < b->faceup; i++)
         pack_id_or_nil(pk, st->faceup[i]);
     maat_pack_kv_int(pk, "supply_size", st->n_supply);
@@ -435,11 +427,11 @@ int arc_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     pack_id_or_nil(pk, st->taken);
     maat_pack_kv_int(pk, "pending_cards", st->pending_cards);
     maat_pack_str(pk, "players");
-    msgpack_pack_array(pk, (size_t)st->seats);
+    maat_pack_array(pk, (size_t)st->seats);
     for (int i = 0; i < st->seats; i++)
         pack_player(pk, st, &st->seat[i]);
     maat_pack_str(pk, "over");
-    pack_bool(pk, over);
+    maat_pack_bool(pk, over);
     if (over) {
         maat_pack_str(pk, "scores");
         pack_scores(pk, st);
@@ -456,33 +448,33 @@ int arc_encode_event(const maat_game *g, const maat_event *e,
     const int *a = e->arg;
     switch (e->kind) {
     case MAAT_ARC_EV_REFILL:
-        msgpack_pack_map(pk, 3);
+        maat_pack_map(pk, 3);
         maat_pack_kv_str(pk, "event", "refill");
         maat_pack_kv_int(pk, "space", a[0]);
         maat_pack_kv_int(pk, "large", a[1]);
         return MAAT_OK;
     case MAAT_ARC_EV_FACEUP:
-        msgpack_pack_map(pk, 3);
+        maat_pack_map(pk, 3);
         maat_pack_kv_str(pk, "event", "faceup");
         maat_pack_kv_int(pk, "slot", a[0]);
         maat_pack_kv_int(pk, "card", a[1]);
         return MAAT_OK;
     case MAAT_ARC_EV_DRAW:
-        msgpack_pack_map(pk, 4);
+        maat_pack_map(pk, 4);
         maat_pack_kv_str(pk, "event", "draw");
         maat_pack_kv_int(pk, "seat", e->seat);
         maat_pack_kv_int(pk, "small", a[0]);
         maat_pack_str(pk, "khnum");
-        pack_bool(pk, a[1]);
+        maat_pack_bool(pk, a[1]);
         return MAAT_OK;
     case MAAT_ARC_EV_PAY:
-        msgpack_pack_map(pk, 3);
+        maat_pack_map(pk, 3);
         maat_pack_kv_str(pk, "event", "pay");
         maat_pack_kv_int(pk, "seat", e->seat);
         maat_pack_kv_int(pk, "small", a[0]);
         return MAAT_OK;
     case MAAT_ARC_EV_TAKE:
-        msgpack_pack_map(pk, 5);
+        maat_pack_map(pk, 5);
         maat_pack_kv_str(pk, "event", "take");
         maat_pack_kv_int(pk, "seat", e->seat);
         maat_pack_kv_int(pk, "space", a[0]);
@@ -490,17 +482,17 @@ int arc_encode_event(const maat_game *g, const maat_event *e,
         maat_pack_kv_int(pk, "smalls", a[2]);
         return MAAT_OK;
     case MAAT_ARC_EV_PLACE:
-        msgpack_pack_map(pk, 6);
+        maat_pack_map(pk, 6);
         maat_pack_kv_str(pk, "event", "place");
         maat_pack_kv_int(pk, "seat", e->seat);
         maat_pack_kv_int(pk, "large", a[0]);
         maat_pack_kv_int(pk, "level", a[1]);
         maat_pack_kv_int(pk, "pos", a[2]);
         maat_pack_str(pk, "rotated");
-        pack_bool(pk, a[3]);
+        maat_pack_bool(pk, a[3]);
         return MAAT_OK;
     case MAAT_ARC_EV_SMALL:
-        msgpack_pack_map(pk, a[1] ? 6 : 4);
+        maat_pack_map(pk, a[1] ? 6 : 4);
         maat_pack_kv_str(pk, "event", "small");
         maat_pack_kv_int(pk, "seat", e->seat);
         maat_pack_kv_int(pk, "small", a[0]);
@@ -511,14 +503,14 @@ int arc_encode_event(const maat_game *g, const maat_event *e,
         }
         return MAAT_OK;
     case MAAT_ARC_EV_CARD:
-        msgpack_pack_map(pk, 4);
+        maat_pack_map(pk, 4);
         maat_pack_kv_str(pk, "event", "card");
         maat_pack_kv_int(pk, "seat", e->seat);
         maat_pack_kv_int(pk, "card", a[0]);
         maat_pack_kv_int(pk, "slot", a[1]);
         return MAAT_OK;
     case MAAT_ARC_EV_END:
-        msgpack_pack_map(pk, 1);
+        maat_pack_map(pk, 1);
         maat_pack_kv_str(pk, "event", "end");
         return MAAT_OK;
     }
@@ -533,28 +525,28 @@ int arc_encode_action(const maat_game *g, const maat_action *a,
     (void)g;
     switch (a->kind) {
     case MAAT_ARC_TAKE:
-        msgpack_pack_map(pk, 2);
+        maat_pack_map(pk, 2);
         maat_pack_kv_str(pk, "kind", "take");
         maat_pack_kv_int(pk, "space", a->arg[0]);
         return MAAT_OK;
     case MAAT_ARC_PLACE:
-        msgpack_pack_map(pk, 5);
+        maat_pack_map(pk, 5);
         maat_pack_kv_str(pk, "kind", "place");
         maat_pack_kv_int(pk, "large", a->arg[0]);
         maat_pack_kv_int(pk, "level", a->arg[1]);
         maat_pack_kv_int(pk, "pos", a->arg[2]);
         maat_pack_str(pk, "rotated");
-        pack_bool(pk, a->arg[3]);
+        maat_pack_bool(pk, a->arg[3]);
         return MAAT_OK;
     case MAAT_ARC_SMALL:
         if (a->arg[1] == 0) {
-            msgpack_pack_map(pk, 3);
+            maat_pack_map(pk, 3);
             maat_pack_kv_str(pk, "kind", "small");
             maat_pack_kv_int(pk, "small", a->arg[0]);
             maat_pack_kv_str(pk, "to", "collection");
             return MAAT_OK;
         }
-        msgpack_pack_map(pk, 5);
+        maat_pack_map(pk, 5);
         maat_pack_kv_str(pk, "kind", "small");
         maat_pack_kv_int(pk, "small", a->arg[0]);
         maat_pack_kv_str(pk, "to", "pyramid");
@@ -562,7 +554,7 @@ int arc_encode_action(const maat_game *g, const maat_action *a,
         maat_pack_kv_str(pk, "side", side_names[a->arg[2] ? 1 : 0]);
         return MAAT_OK;
     case MAAT_ARC_CARD:
-        msgpack_pack_map(pk, 2);
+        maat_pack_map(pk, 2);
         maat_pack_kv_str(pk, "kind", "card");
         maat_pack_kv_int(pk, "card", a->arg[0]);
         return MAAT_OK;

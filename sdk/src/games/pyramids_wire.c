@@ -15,7 +15,7 @@ static const char *const phase_names[] = {"god", "pair", "build", "keep",
 
 static void pack_cards(msgpack_packer *pk, const uint8_t *cards, int n)
 {
-    msgpack_pack_array(pk, (size_t)n);
+    maat_pack_array(pk, (size_t)n);
     for (int i = 0; i < n; i++)
         maat_pack_int(pk, cards[i]);
 }
@@ -23,7 +23,7 @@ static void pack_cards(msgpack_packer *pk, const uint8_t *cards, int n)
 static void pack_int_or_nil(msgpack_packer *pk, int v, int nil_value)
 {
     if (v == nil_value)
-        msgpack_pack_nil(pk);
+        maat_pack_nil(pk);
     else
         maat_pack_int(pk, v);
 }
@@ -31,32 +31,32 @@ static void pack_int_or_nil(msgpack_packer *pk, int v, int nil_value)
 int pyr_setup_encode(const maat_setup *s, msgpack_packer *pk)
 {
     /* The card faces by id -- public knowledge, never their order. */
-    msgpack_pack_map(pk, 2);
+    maat_pack_map(pk, 2);
     maat_pack_kv_str(pk, "deck_name", s->deck_name);
     maat_pack_str(pk, "deck");
-    msgpack_pack_array(pk, MAAT_PYR_CARDS);
+    maat_pack_array(pk, MAAT_PYR_CARDS);
     for (int i = 0; i < MAAT_PYR_CARDS; i++) {
         const maat_pyr_card *c = &s->deck.card[i];
         char stones[4] = {0};
         for (int k = 0; k < c->n_stones; k++)
             stones[k] = "BWRGY"[c->stone[k]];
-        msgpack_pack_array(pk, 2);
+        maat_pack_array(pk, 2);
         maat_pack_str(pk, stones);
         if (c->glyph)
             maat_pack_str(pk, maat_pyr_glyph_names[c->glyph]);
         else
-            msgpack_pack_nil(pk);
+            maat_pack_nil(pk);
     }
     return MAAT_OK;
 }
 
 static void pack_pyramid(msgpack_packer *pk, const maat_pyr_seat *s)
 {
-    msgpack_pack_array(pk, s->pyramid_n);
+    maat_pack_array(pk, s->pyramid_n);
     for (int stage = 0; stage < MAAT_PYR_STAGES; stage++)
         for (int i = 0; i < MAAT_PYR_POSITIONS; i++)
             if (s->grid[stage][i] >= 0) {
-                msgpack_pack_array(pk, 3);
+                maat_pack_array(pk, 3);
                 maat_pack_int(pk, s->grid[stage][i]);
                 maat_pack_int(pk, stage);
                 maat_pack_int(pk, i - MAAT_PYR_POS_OFFSET);
@@ -67,13 +67,13 @@ static void pack_scores(msgpack_packer *pk, const maat_pyr_state *st)
 {
     maat_score sc[MAAT_PYR_MAX_SEATS];
     maat_pyr_score_all(st, sc);
-    msgpack_pack_array(pk, (size_t)st->seats);
+    maat_pack_array(pk, (size_t)st->seats);
     for (int i = 0; i < st->seats; i++) {
-        msgpack_pack_map(pk, 3);
+        maat_pack_map(pk, 3);
         maat_pack_kv_int(pk, "total", sc[i].total);
         maat_pack_kv_int(pk, "rank", sc[i].rank);
         maat_pack_str(pk, "parts");
-        msgpack_pack_map(pk, MAAT_PYR_S_PARTS);
+        maat_pack_map(pk, MAAT_PYR_S_PARTS);
         for (int p = 0; p < MAAT_PYR_S_PARTS; p++)
             maat_pack_kv_int(pk, maat_pyramids_rules.score_parts[p],
                              sc[i].part[p]);
@@ -86,7 +86,7 @@ int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     int over = st->phase == MAAT_PYR_OVER;
     int own = seat >= 0 && seat < st->seats;
 
-    msgpack_pack_map(pk, over ? 17 : 16);
+    maat_pack_map(pk, over ? 17 : 16);
     maat_pack_kv_str(pk, "game", "pyramids");
     maat_pack_kv_int(pk, "seat", seat);
     maat_pack_kv_int(pk, "seats", st->seats);
@@ -108,12 +108,12 @@ int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     pack_cards(pk, tiles, nt);
 
     maat_pack_str(pk, "quarry");
-    msgpack_pack_array(pk, (size_t)st->seats);
+    maat_pack_array(pk, (size_t)st->seats);
     for (int i = 0; i < st->seats; i++) {
         if (st->quarry[i][0] < 0 || over) {
-            msgpack_pack_nil(pk);
+            maat_pack_nil(pk);
         } else {
-            msgpack_pack_array(pk, 2);
+            maat_pack_array(pk, 2);
             maat_pack_int(pk, st->quarry[i][0]);
             maat_pack_int(pk, st->quarry[i][1]);
         }
@@ -128,10 +128,10 @@ int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     pack_cards(pk, st->discard, st->discard_n);
 
     maat_pack_str(pk, "players");
-    msgpack_pack_array(pk, (size_t)st->seats);
+    maat_pack_array(pk, (size_t)st->seats);
     for (int i = 0; i < st->seats; i++) {
         const maat_pyr_seat *s = &st->seat[i];
-        msgpack_pack_map(pk, over ? 6 : 5);
+        maat_pack_map(pk, over ? 6 : 5);
         maat_pack_str(pk, "god");
         pack_int_or_nil(pk, s->god, 0);
         maat_pack_str(pk, "pyramid");
@@ -146,10 +146,7 @@ int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
         }
     }
     maat_pack_str(pk, "over");
-    if (over)
-        msgpack_pack_true(pk);
-    else
-        msgpack_pack_false(pk);
+    maat_pack_bool(pk, over);
     if (over) {
         maat_pack_str(pk, "scores");
         pack_scores(pk, st);
@@ -164,7 +161,7 @@ int pyr_encode_event(const maat_game *g, const maat_event *e,
     const int *a = e->arg;
     switch (e->kind) {
     case MAAT_PYR_EV_ROUND:
-        msgpack_pack_map(pk, 4);
+        maat_pack_map(pk, 4);
         maat_pack_kv_str(pk, "event", "round");
         maat_pack_kv_int(pk, "round", a[0]);
         maat_pack_kv_int(pk, "first", a[1]);
@@ -172,32 +169,32 @@ int pyr_encode_event(const maat_game *g, const maat_event *e,
         pack_int_or_nil(pk, a[2], 0);
         return MAAT_OK;
     case MAAT_PYR_EV_QUARRY:
-        msgpack_pack_map(pk, 3);
+        maat_pack_map(pk, 3);
         maat_pack_kv_str(pk, "event", "quarry");
         maat_pack_kv_int(pk, "index", a[0]);
         maat_pack_str(pk, "cards");
-        msgpack_pack_array(pk, 2);
+        maat_pack_array(pk, 2);
         maat_pack_int(pk, a[1]);
         maat_pack_int(pk, a[2]);
         return MAAT_OK;
     case MAAT_PYR_EV_PAIR:
-        msgpack_pack_map(pk, 4);
+        maat_pack_map(pk, 4);
         maat_pack_kv_str(pk, "event", "pair");
         maat_pack_kv_int(pk, "seat", e->seat);
         maat_pack_kv_int(pk, "index", a[0]);
         maat_pack_str(pk, "cards");
-        msgpack_pack_array(pk, 2);
+        maat_pack_array(pk, 2);
         maat_pack_int(pk, a[1]);
         maat_pack_int(pk, a[2]);
         return MAAT_OK;
     case MAAT_PYR_EV_GOD:
-        msgpack_pack_map(pk, 3);
+        maat_pack_map(pk, 3);
         maat_pack_kv_str(pk, "event", "god");
         maat_pack_kv_int(pk, "seat", e->seat);
         maat_pack_kv_int(pk, "tile", a[0]);
         return MAAT_OK;
     case MAAT_PYR_EV_PYRAMID:
-        msgpack_pack_map(pk, 5);
+        maat_pack_map(pk, 5);
         maat_pack_kv_str(pk, "event", "pyramid");
         maat_pack_kv_int(pk, "seat", e->seat);
         maat_pack_kv_int(pk, "card", a[0]);
@@ -206,7 +203,7 @@ int pyr_encode_event(const maat_game *g, const maat_event *e,
         return MAAT_OK;
     case MAAT_PYR_EV_TOMB:
         /* the public copy has no card: only its owner knows which */
-        msgpack_pack_map(pk, a[0] >= 0 ? 3 : 2);
+        maat_pack_map(pk, a[0] >= 0 ? 3 : 2);
         maat_pack_kv_str(pk, "event", "tomb");
         maat_pack_kv_int(pk, "seat", e->seat);
         if (a[0] >= 0)
@@ -216,14 +213,14 @@ int pyr_encode_event(const maat_game *g, const maat_event *e,
     case MAAT_PYR_EV_OBELISK:
     case MAAT_PYR_EV_DISCARD:
     case MAAT_PYR_EV_KEEP:
-        msgpack_pack_map(pk, 3);
+        maat_pack_map(pk, 3);
         maat_pack_kv_str(pk, "event",
                          maat_pyramids_rules.event_names[e->kind]);
         maat_pack_kv_int(pk, "seat", e->seat);
         maat_pack_kv_int(pk, "card", a[0]);
         return MAAT_OK;
     case MAAT_PYR_EV_END:
-        msgpack_pack_map(pk, 1);
+        maat_pack_map(pk, 1);
         maat_pack_kv_str(pk, "event", "end");
         return MAAT_OK;
     }
@@ -236,22 +233,22 @@ int pyr_encode_action(const maat_game *g, const maat_action *a,
     (void)g;
     switch (a->kind) {
     case MAAT_PYR_GOD:
-        msgpack_pack_map(pk, 2);
+        maat_pack_map(pk, 2);
         maat_pack_kv_str(pk, "kind", "god");
         maat_pack_kv_int(pk, "tile", a->arg[0]);
         return MAAT_OK;
     case MAAT_PYR_PAIR:
-        msgpack_pack_map(pk, 2);
+        maat_pack_map(pk, 2);
         maat_pack_kv_str(pk, "kind", "pair");
         maat_pack_kv_int(pk, "index", a->arg[0]);
         return MAAT_OK;
     case MAAT_PYR_KEEP:
-        msgpack_pack_map(pk, 2);
+        maat_pack_map(pk, 2);
         maat_pack_kv_str(pk, "kind", "keep");
         maat_pack_kv_int(pk, "card", a->arg[0]);
         return MAAT_OK;
     case MAAT_PYR_BUILD:
-        msgpack_pack_map(pk, 6);
+        maat_pack_map(pk, 6);
         maat_pack_kv_str(pk, "kind", "build");
         maat_pack_kv_int(pk, "card", a->arg[0]);
         maat_pack_kv_int(pk, "stage", a->arg[1]);

@@ -19,7 +19,7 @@
 int pmx_setup_encode(const maat_setup *s, msgpack_packer *pk)
 {
     (void)s;
-    msgpack_pack_map(pk, 0);
+    maat_pack_map(pk, 0);
     return MAAT_OK;
 }
 
@@ -54,14 +54,14 @@ static void pack_place(msgpack_packer *pk, int place)
 int pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
 {
     const maat_pmx_state *st = &g->st;
-    msgpack_pack_map(pk, st->over ? 9 : 8);
+    maat_pack_map(pk, st->over ? 9 : 8);
     maat_pack_kv_str(pk, "game", "pyramix");
     maat_pack_kv_int(pk, "seat", seat);
     maat_pack_kv_int(pk, "seats", st->seats);
     maat_pack_kv_int(pk, "turn", st->turn);
     maat_pack_str(pk, "to_move");
     if (st->over)
-        msgpack_pack_nil(pk);
+        maat_pack_nil(pk);
     else
         maat_pack_int(pk, st->to_move);
     int n = 0;
@@ -69,43 +69,40 @@ int pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
         n += st->cube[p] >= 0;
     /* every occupied place; colour and symbol only once revealed */
     maat_pack_str(pk, "cubes");
-    msgpack_pack_array(pk, (size_t)n);
+    maat_pack_array(pk, (size_t)n);
     for (int p = 0; p < MAAT_PMX_PLACES; p++) {
         int c = st->cube[p];
         if (c < 0)
             continue;
         int shown = st->revealed[c] || st->over;
-        msgpack_pack_map(pk, shown ? 5 : 3);
+        maat_pack_map(pk, shown ? 5 : 3);
         pack_place(pk, p);
         if (shown)
             pack_kind(pk, c);
     }
     maat_pack_str(pk, "collected");
-    msgpack_pack_array(pk, (size_t)st->seats);
+    maat_pack_array(pk, (size_t)st->seats);
     for (int s = 0; s < st->seats; s++) {
-        msgpack_pack_array(pk, (size_t)st->n_collected[s]);
+        maat_pack_array(pk, (size_t)st->n_collected[s]);
         for (int c = 0; c < MAAT_PMX_CUBES; c++)
             if (st->collected[s][c]) {
-                msgpack_pack_map(pk, 2);
+                maat_pack_map(pk, 2);
                 pack_kind(pk, c);
             }
     }
     maat_pack_str(pk, "over");
-    if (st->over)
-        msgpack_pack_true(pk);
-    else
-        msgpack_pack_false(pk);
+    maat_pack_bool(pk, st->over);
     if (st->over) {
         maat_score sc[MAAT_PMX_MAX_SEATS];
         maat_pmx_score_all(st, sc);
         maat_pack_str(pk, "scores");
-        msgpack_pack_array(pk, (size_t)st->seats);
+        maat_pack_array(pk, (size_t)st->seats);
         for (int s = 0; s < st->seats; s++) {
-            msgpack_pack_map(pk, 3);
+            maat_pack_map(pk, 3);
             maat_pack_kv_int(pk, "total", sc[s].total);
             maat_pack_kv_int(pk, "rank", sc[s].rank);
             maat_pack_str(pk, "parts");
-            msgpack_pack_map(pk, MAAT_PMX_S_PARTS);
+            maat_pack_map(pk, MAAT_PMX_S_PARTS);
             for (int k = 0; k < MAAT_PMX_S_PARTS; k++)
                 maat_pack_kv_int(pk, maat_pyramix_rules.score_parts[k],
                                  sc[s].part[k]);
@@ -121,7 +118,7 @@ int pmx_encode_event(const maat_game *g, const maat_event *e,
     static const char *const axes[3] = {"x", "y", "z"};
     switch (e->kind) {
     case MAAT_PMX_EV_REMOVE: /* a removed cube always showed faces */
-        msgpack_pack_map(pk, 8);
+        maat_pack_map(pk, 8);
         maat_pack_kv_str(pk, "event", "remove");
         maat_pack_kv_int(pk, "seat", e->seat);
         pack_place(pk, e->arg[0]);
@@ -130,16 +127,16 @@ int pmx_encode_event(const maat_game *g, const maat_event *e,
         if (e->arg[2] >= 0)
             maat_pack_str(pk, axes[e->arg[2]]);
         else
-            msgpack_pack_nil(pk);
+            maat_pack_nil(pk);
         return MAAT_OK;
     case MAAT_PMX_EV_REVEAL:
-        msgpack_pack_map(pk, 6);
+        maat_pack_map(pk, 6);
         maat_pack_kv_str(pk, "event", "reveal");
         pack_place(pk, e->arg[0]);
         pack_kind(pk, e->arg[1]);
         return MAAT_OK;
     case MAAT_PMX_EV_END:
-        msgpack_pack_map(pk, 1);
+        maat_pack_map(pk, 1);
         maat_pack_kv_str(pk, "event", "end");
         return MAAT_OK;
     }
@@ -150,7 +147,7 @@ int pmx_encode_action(const maat_game *g, const maat_action *a,
                       msgpack_packer *pk)
 {
     (void)g;
-    msgpack_pack_map(pk, 4);
+    maat_pack_map(pk, 4);
     maat_pack_kv_str(pk, "kind", "remove");
     maat_pack_kv_int(pk, "x", a->arg[0]);
     maat_pack_kv_int(pk, "y", a->arg[1]);
