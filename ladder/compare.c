@@ -13,6 +13,11 @@
  *
  * Blocks are added until the GSPRT (sprt.c) accepts H1 (not worse: exit 0)
  * or H0 (worse: exit 1), or the block limit is reached (exit 2).
+ *
+ * With --pin, the k-th referee of a wave runs on the k-th allowed CPU
+ * (wrapping), with its bots, as `maat-ladder run --pin` does (pin.h); with
+ * a field, the two halves of every other block swap CPUs, so that a slower
+ * core cannot favour the candidate or the baseline throughout.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,15 +31,19 @@
 
 #include "compare.h"
 #include "ladder_file.h"
+#include "pin.h"
 #include "sprt.h"
 #include "tournament.h"
 
 #define MAX_FIELD 16
 
-static int run_referee(char **argv)
+/* Start one referee; cpu >= 0 pins it (and its bots) to that CPU. */
+static int run_referee(char **argv, int cpu, const char *match)
 {
     pid_t pid = fork();
     if (pid == 0) {
+        if (cpu >= 0)
+            maat_pin_child(cpu, match);
         execv(argv[0], argv);
         fprintf(stderr, "maat-ladder: cannot run %s: %s\n", argv[0],
                 strerror(errno));
@@ -135,6 +144,10 @@ static void on_signal(int sig)
 
 int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
 {
+    maat_pin_cpus cpus = {0};
+    int rc = c->pin ? maat_pin_cpus_read(&cpus, err) : MAAT_OK;
+    if (rc)
+        return rc; /* MAAT_EIO or MAAT_ENOMEM: > 2, an error, not a verdict */
     /* block scores live on a grid of 1/G; the histogram counts them */
     int G = 2 * c->seats * (c->seats - 1) * (c->n_field ? 2 : 1);
     double *hist = calloc((size_t)G + 1, sizeof *hist), *xs = calloc((size_t)G + 1, sizeof *xs);
@@ -156,12 +169,21 @@ int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
         pid_t pids[512];
         int np = 0;
         for (int b = first; b < first + n; b++) {
-            char **a = block_argv(c, b, "A", "candidate", c->candidate);
-            pids[np++] = run_referee(a);
-            maat_argv_free(a);
-            if (c->n_field) {
-                a = block_argv(c, b, "B", "baseline", c->baseline);
-                pids[np++] = run_referee(a);
+            for (int run = 0; run < runs_per_block; run++) {
+                const char *tag = run ? "B" : "A";
+                char **a = run ? block_argv(c, b, tag, "baseline", c->baseline)
+                               : block_argv(c, b, tag, "candidate",
+                                            c->candidate);
+                char id[64];
+                snprintf(id, sizeof id, "compare-%s-%d-%s", c->tag, b, tag);
+                /* job slot np, but with a field the candidate's and the
+                 * baseline's halves of a block swap slots every other
+                 * block, so neither always gets the same core */
+                int slot = np;
+                if (runs_per_block == 2 && (b & 1))
+                    slot += run ? -1 : 1;
+                int cpu = c->pin ? maat_pin_slot_cpu(&cpus, slot) : -1;
+                pids[np++] = run_referee(a, cpu, id);
                 maat_argv_free(a);
             }
         }
@@ -251,6 +273,7 @@ int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
     }
     free(hist);
     free(xs);
+    maat_pin_cpus_free(&cpus);
     if (stop)
         return maat_error_set(err, MAAT_ESTATE, "interrupted");
     return verdict < 0 ? MAAT_EIO : verdict;

@@ -21,6 +21,7 @@ typedef struct maat_compare {
     char **referee_args;
     int n_referee_args;
     int quiet;
+    int pin;  /* one CPU per referee running at once (pin.h) */
     char tag[24]; /* unique per run: match ids never meet an old run's */
 } maat_compare;
 

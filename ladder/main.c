@@ -20,15 +20,15 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-"usage: maat-ladder demo [--ladder FILE] [--jobs N]\n"
+"usage: maat-ladder demo [--ladder FILE] [--jobs N] [--pin]\n"
 "       maat-ladder standings FILE... [--game G] [--format table|json|csv]\n"
-"       maat-ladder run CONFIG [--jobs N] [--quiet]\n"
+"       maat-ladder run CONFIG [--jobs N] [--pin | --no-pin] [--quiet]\n"
 "       maat-ladder plan CONFIG --shard-dir DIR\n"
 "       maat-ladder merge OUT SHARD...\n"
 "       maat-ladder compare --candidate CMD --baseline CMD [--field CMD]...\n"
 "                   [--game G] [--seats N] [--elo0 E] [--elo1 E] [--alpha A]\n"
 "                   [--beta B] [--max-blocks N] [--jobs N] [--seed S]\n"
-"                   [--referee-arg ARG]... [--ladder FILE] [--quiet]\n"
+"                   [--referee-arg ARG]... [--ladder FILE] [--pin] [--quiet]\n"
 "\n"
 "demo       a short tournament of the sample bots; prints the standings\n"
 "standings  ratings (OpenSkill Plackett-Luce, shown as mu - 3 sigma), games,\n"
@@ -40,7 +40,11 @@ static void usage(FILE *f)
 "compare    seed-paired duplicate blocks until a GSPRT decides whether the\n"
 "           candidate is worse than the baseline; exit 0 not worse,\n"
 "           1 worse, 2 inconclusive at --max-blocks (default 200), 3 error\n"
-"           (defaults: --elo0 -20 --elo1 0 --alpha 0.05 --beta 0.05)\n");
+"           (defaults: --elo0 -20 --elo1 0 --alpha 0.05 --beta 0.05)\n"
+"\n"
+"--pin      (run, demo, compare) one CPU per running match: job slot k runs\n"
+"           its referee and bots on the k-th allowed CPU, wrapping around;\n"
+"           run: the config's \"pin\" field, --no-pin to override it\n");
 }
 
 /* A program built next to us: ../DIR/NAME in the build tree, else NAME in
@@ -126,10 +130,14 @@ static int print_standings(const char *ladder, const char *game)
 static int cmd_run(int argc, char **argv, int plan)
 {
     const char *config = NULL, *shard_dir = NULL;
-    int jobs = 0, quiet = 0;
+    int jobs = 0, quiet = 0, pin = -1; /* -1: as the config says */
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--jobs") && i + 1 < argc)
             jobs = atoi(argv[++i]);
+        else if (!strcmp(argv[i], "--pin") && !plan)
+            pin = 1;
+        else if (!strcmp(argv[i], "--no-pin") && !plan)
+            pin = 0;
         else if (!strcmp(argv[i], "--shard-dir") && i + 1 < argc)
             shard_dir = argv[++i];
         else if (!strcmp(argv[i], "--quiet"))
@@ -154,6 +162,8 @@ static int cmd_run(int argc, char **argv, int plan)
     }
     if (jobs)
         t.jobs = jobs;
+    if (pin >= 0)
+        t.pin = pin;
     if (!t.referee)
         t.referee = sibling("referee", "maat-referee");
     int rc;
@@ -229,11 +239,15 @@ static int cmd_compare(int argc, char **argv)
     const char *ladder = NULL;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--quiet")) {
+            c.quiet = 1;
+            continue;
+        }
+        if (!strcmp(a, "--pin")) {
+            c.pin = 1;
+            continue;
+        }
         if (!v) {
-            if (!strcmp(a, "--quiet")) {
-                c.quiet = 1;
-                continue;
-            }
             fprintf(stderr, "maat-ladder compare: '%s' needs a value\n", a);
             return 3;
         }
@@ -253,7 +267,6 @@ static int cmd_compare(int argc, char **argv)
         else if (!strcmp(a, "--ladder")) ladder = v;
         else if (!strcmp(a, "--referee-arg") && c.n_referee_args < 64)
             extra[c.n_referee_args++] = (char *)v;
-        else if (!strcmp(a, "--quiet")) { c.quiet = 1; i--; }
         else {
             fprintf(stderr, "maat-ladder compare: unknown option '%s'\n", a);
             return 3;
@@ -313,10 +326,12 @@ static int cmd_compare(int argc, char **argv)
 static int cmd_demo(int argc, char **argv)
 {
     const char *ladder = "maat-demo-ladder.jsonl";
-    int jobs = 2;
+    int jobs = 2, pin = 0;
     for (int i = 0; i < argc; i++) {
         if (!strcmp(argv[i], "--ladder") && i + 1 < argc)
             ladder = argv[++i];
+        else if (!strcmp(argv[i], "--pin"))
+            pin = 1;
         else if (!strcmp(argv[i], "--jobs") && i + 1 < argc)
             jobs = atoi(argv[++i]);
         else {
@@ -339,6 +354,7 @@ static int cmd_demo(int argc, char **argv)
     t.format = TOUR_ROUND_ROBIN;
     t.duplicate = 1;
     t.jobs = jobs > 0 ? jobs : 1;
+    t.pin = pin;
     t.seed = 1;
     t.hero = -1;
     t.ladder = (char *)ladder;
@@ -349,8 +365,8 @@ static int cmd_demo(int argc, char **argv)
     t.n_bots = 4;
     printf("maat-ladder demo: %d Pyramids matches (round robin of random, "
            "random2, greedy, mcts;\n2 seats, duplicate: each deal played "
-           "from both seats), %d jobs, ladder file %s\n\n", t.matches,
-           t.jobs, ladder);
+           "from both seats), %d jobs%s, ladder file %s\n\n", t.matches,
+           t.jobs, t.pin ? " (one CPU each)" : "", ladder);
     fflush(stdout);
     maat_error err = {0};
     int rc = finish_run(maat_tournament_run(&t, 0, &err), &err);

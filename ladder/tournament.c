@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "ladder_file.h"
+#include "pin.h"
 #include "standings.h"
 #include "tournament.h"
 
@@ -36,7 +37,8 @@ int maat_tournament_load(maat_tournament *t, const char *path,
                               je.text);
     static const char *const known[] = {
         "name", "game", "seats", "matches", "format", "duplicate", "jobs",
-        "seed", "ladder", "referee", "referee_args", "bots", "hero", NULL};
+        "seed", "ladder", "referee", "referee_args", "bots", "hero", "pin",
+        NULL};
     const char *key;
     json_t *v;
     int rc = MAAT_OK;
@@ -87,6 +89,12 @@ int maat_tournament_load(maat_tournament *t, const char *path,
     }
     json_t *dup = json_object_get(j, "duplicate");
     t->duplicate = dup ? json_is_true(dup) : 1;
+    json_t *pin = json_object_get(j, "pin");
+    if (pin && !json_is_boolean(pin)) {
+        rc = fail(err, path, "field 'pin' must be true or false");
+        goto out;
+    }
+    t->pin = pin && json_is_true(pin);
     json_t *jobs = json_object_get(j, "jobs");
     json_int_t njobs = jobs ? json_integer_value(jobs) : 1;
     t->jobs = njobs < 1 || njobs > 256 ? -1 : (int)njobs;
@@ -365,15 +373,35 @@ static double now_s(void)
     return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The lowest job slot no running referee holds (there is one: running <
+ * jobs), so a finished match's slot, and its CPU, goes to the next. */
+static int free_slot(const int *slot_of, int running)
+{
+    for (int s = 0;; s++) {
+        int used = 0;
+        for (int k = 0; k < running && !used; k++)
+            used = slot_of[k] == s;
+        if (!used)
+            return s;
+    }
+}
+
 int maat_tournament_run(const maat_tournament *t, int quiet, maat_error *err)
 {
-    maat_ladder l = {0};
-    int rc = maat_ladder_read(&l, t->ladder, 1, quiet ? NULL : stderr, err);
+    maat_pin_cpus cpus = {0};
+    int rc = t->pin ? maat_pin_cpus_read(&cpus, err) : MAAT_OK;
     if (rc)
         return rc;
+    maat_ladder l = {0};
+    rc = maat_ladder_read(&l, t->ladder, 1, quiet ? NULL : stderr, err);
+    if (rc) {
+        maat_pin_cpus_free(&cpus);
+        return rc;
+    }
     int *pending = malloc(sizeof *pending * (size_t)t->matches), n_pending = 0;
     if (!pending) {
         maat_ladder_free(&l);
+        maat_pin_cpus_free(&cpus);
         return maat_error_set(err, MAAT_ENOMEM, "out of memory");
     }
     for (int i = 0; i < t->matches; i++)
@@ -393,7 +421,8 @@ int maat_tournament_run(const maat_tournament *t, int quiet, maat_error *err)
     interrupted = 0;
 
     pid_t pids[256];
-    int match_of[256], running = 0, next = 0, done = 0, failed = 0;
+    int match_of[256], slot_of[256]; /* slot_of: job slot, so its CPU */
+    int running = 0, next = 0, done = 0, failed = 0;
     int faults = 0, tty = isatty(2) && !quiet;
     long offset = 0;
     FILE *f = fopen(t->ladder, "r");
@@ -409,10 +438,16 @@ int maat_tournament_run(const maat_tournament *t, int quiet, maat_error *err)
             if (maat_tournament_lineup(t, i, bots) < 0)
                 ladder_lineup(t, bots);
             char **argv = maat_tournament_argv(t, i, bots, t->ladder);
+            int slot = free_slot(slot_of, running);
             pid_t pid = fork();
             if (pid == 0) {
                 signal(SIGINT, SIG_DFL);
                 signal(SIGTERM, SIG_DFL);
+                if (t->pin) {
+                    char match[16];
+                    snprintf(match, sizeof match, "%d", i);
+                    maat_pin_child(maat_pin_slot_cpu(&cpus, slot), match);
+                }
                 execv(argv[0], argv);
                 fprintf(stderr, "maat-ladder: cannot run %s: %s\n", argv[0],
                         strerror(errno));
@@ -424,6 +459,7 @@ int maat_tournament_run(const maat_tournament *t, int quiet, maat_error *err)
                 continue;
             }
             pids[running] = pid;
+            slot_of[running] = slot;
             match_of[running++] = i;
         }
         int status;
@@ -444,6 +480,7 @@ int maat_tournament_run(const maat_tournament *t, int quiet, maat_error *err)
                 }
                 pids[k] = pids[--running];
                 match_of[k] = match_of[running];
+                slot_of[k] = slot_of[running];
                 break;
             }
         faults += new_faults(t->ladder, &offset);
@@ -466,6 +503,7 @@ int maat_tournament_run(const maat_tournament *t, int quiet, maat_error *err)
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
     free(pending);
+    maat_pin_cpus_free(&cpus);
     if (interrupted)
         return maat_error_set(err, MAAT_ESTATE, "interrupted after %d "
                               "matches; run the same command again to resume",

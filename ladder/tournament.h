@@ -8,7 +8,9 @@
  * matchmaking: the bot with fewest games against the bots nearest to it
  * in rating).  With duplicate seats, a match is one deal played once per
  * seat rotation (maat-referee --games SEATS --same-deal), so the luck of
- * the deal cancels out.  Config format: docs/LADDER.md.
+ * the deal cancels out.  With `pin`, each running match (its referee and
+ * the referee's bots) gets one CPU of its own (pin.h).  Config format:
+ * docs/LADDER.md.
  */
 #ifndef MAAT_TOURNAMENT_H
 #define MAAT_TOURNAMENT_H
@@ -28,6 +30,7 @@ typedef struct maat_tournament {
     char name[64];
     char game[32];
     int seats, matches, format, duplicate, jobs;
+    int pin;          /* one CPU per job slot (pin.h) */
     uint64_t seed;
     char *ladder;     /* ladder file */
     char *referee;    /* path of maat-referee */

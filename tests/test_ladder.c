@@ -28,16 +28,23 @@
  * - maat_standings_compute: games, wins, average rank and score and faults
  *   by kind are exact on a hand-made ladder; the ratings equal a manual
  *   sequence of maat_openskill_rate calls in file order.
+ * - pinning (pin.h): maat_pin_cpus_read gives the CPUs of
+ *   sched_getaffinity, ascending; job slots take them in turn and wrap
+ *   around; maat_pin_self leaves a child on that one CPU; a CPU that does
+ *   not exist is refused, and maat_pin_child then says so, naming the match
+ *   and the CPU, and exits 127.
  */
 #define _GNU_SOURCE
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "check.h"
+#include "pin.h"
 #include "ladder_file.h"
 #include "rating.h"
 #include "record.h"
@@ -766,6 +773,73 @@ static void test_standings(void)
     maat_ladder_free(&l);
 }
 
+/* ---- pinning -------------------------------------------------------- */
+
+static void test_pin(void)
+{
+    maat_pin_cpus c;
+    maat_error err = {0};
+    CHECK(maat_pin_cpus_read(&c, &err) == MAAT_OK && c.n > 0, "read: %s",
+          err.msg);
+    if (c.n == 0)
+        return;
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    sched_getaffinity(0, sizeof set, &set);
+    int same = c.n == CPU_COUNT(&set);
+    for (int i = 0; i < c.n; i++)
+        same &= CPU_ISSET(c.cpu[i], &set) &&
+                (i == 0 || c.cpu[i] > c.cpu[i - 1]);
+    CHECK(same, "the allowed CPUs, ascending (%d of them)", c.n);
+    int wraps = 1;
+    for (int slot = 0; slot < 3 * c.n; slot++)
+        wraps &= maat_pin_slot_cpu(&c, slot) == c.cpu[slot % c.n];
+    CHECK(wraps, "slot k gets the k-th allowed CPU, wrapping around");
+
+    /* a child pins itself to the last allowed CPU and reports what it has */
+    int last = c.cpu[c.n - 1], fd[2];
+    pid_t pid = fork();
+    if (pid == 0) {
+        cpu_set_t got;
+        CPU_ZERO(&got);
+        int ok = maat_pin_self(last) == 0 &&
+                 sched_getaffinity(0, sizeof got, &got) == 0 &&
+                 CPU_COUNT(&got) == 1 && CPU_ISSET(last, &got);
+        _exit(ok ? 0 : 1);
+    }
+    int st = 0;
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+          "maat_pin_self(%d) leaves the child on CPU %d alone", last, last);
+
+    /* a CPU no machine here has: refused, and the child says so */
+    enum { NOCPU = 1 << 16 };
+    CHECK(maat_pin_self(NOCPU) != 0, "pinning to CPU %d is refused", NOCPU);
+    CHECK(pipe(fd) == 0, "pipe");
+    pid = fork();
+    if (pid == 0) {
+        close(fd[0]);
+        dup2(fd[1], 2);
+        maat_pin_child(NOCPU, "7");
+        _exit(0); /* not reached */
+    }
+    close(fd[1]);
+    char msg[512] = {0};
+    size_t len = 0;
+    ssize_t r;
+    while (len < sizeof msg - 1 &&
+           (r = read(fd[0], msg + len, sizeof msg - 1 - len)) > 0)
+        len += (size_t)r;
+    close(fd[0]);
+    waitpid(pid, &st, 0);
+    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 127 &&
+              strstr(msg, "maat-ladder: cannot pin the referee of match 7 to "
+                          "CPU 65536: "),
+          "maat_pin_child fails loudly: exit %d, '%s'",
+          WIFEXITED(st) ? WEXITSTATUS(st) : -1, msg);
+    maat_pin_cpus_free(&c);
+}
+
 int main(void)
 {
     snprintf(tmpdir, sizeof tmpdir, "/tmp/maat-test-ladder-XXXXXX");
@@ -780,6 +854,7 @@ int main(void)
     test_ladder_file();
     test_concurrent_appends();
     test_standings();
+    test_pin();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
     if (system(cmd) != 0)

@@ -3,8 +3,10 @@
 (docs/LADDER.md): run (round-robin, duplicate seats) and standings as table,
 JSON and CSV; resuming after lost and torn lines; SIGINT with --jobs 2 (exit
 4, no referee or bot left behind, then resume); many writers on one ladder
-file; gauntlet and ladder formats; config errors; plan + GNU parallel +
-merge (idempotent, same standings as a direct run); compare verdicts.
+file; gauntlet and ladder formats; config errors; pinning (--pin, "pin",
+--no-pin: one CPU per match, shared by its referee's bots); plan + GNU
+parallel + merge (idempotent, same standings as a direct run); compare
+verdicts.
 
 Exit 77 (skipped) only when GNU parallel is missing and everything else
 passed."""
@@ -139,6 +141,31 @@ def wait_for_lines(path, n, deadline_s):
     return False
 
 
+def cpu_list(text):
+    """The CPUs of a Cpus_allowed_list value such as 0-2,5."""
+    cpus = set()
+    for part in text.strip().split(","):
+        lo, _, hi = part.partition("-")
+        cpus.update(range(int(lo), int(hi or lo) + 1))
+    return cpus
+
+
+def recording_bot(outfile):
+    """A random bot that first appends its referee's pid (the shell's
+    parent) and its own allowed CPUs to outfile."""
+    return (f"echo $PPID $(grep Cpus_allowed_list /proc/self/status | cut -f2) "
+            f">> {outfile}; exec {RANDOM}")
+
+
+def recorded_cpus(outfile):
+    """[(referee pid, set of allowed CPUs)], one per bot started."""
+    try:
+        lines = open(outfile).read().split()
+    except FileNotFoundError:
+        return []
+    return [(int(pid), cpu_list(cpus)) for pid, cpus in zip(lines[::2], lines[1::2])]
+
+
 def shard_key(p):
     return int(re.search(r"match-(\d+)\.jsonl$", p).group(1))
 
@@ -150,6 +177,7 @@ RG = [("random", RANDOM), ("greedy", GREEDY)]
 # ---- run: round robin, duplicate seats; standings in three formats -------
 rc, out, err = ladder("--help")
 check(rc == 0 and "standings" in out and "compare" in out, "--help")
+check("--pin" in out and "--no-pin" in out, "--help mentions --pin and --no-pin")
 
 lad = os.path.join(work, "rr.jsonl")
 conf = write_config(work, "rr", seats=2, matches=6, ladder=lad, bots=bots(*RR))
@@ -452,6 +480,8 @@ cases = [
     ("format", dict(good, format="swiss"), "format"),
     ("matches0", dict(good, matches=0), "matches"),
     ("dupname", dict(good, bots=bots(("x", RANDOM), ("x", GREEDY))), "'x'"),
+    ("pinyes", dict(good, pin="yes"), "'pin'"),
+    ("pin1", dict(good, pin=1), "'pin'"),
 ]
 for label, fields, field in cases:
     path = os.path.join(work, f"bad-{label}.json")
@@ -471,6 +501,63 @@ rc, out, err = ladder("run")
 check(rc == 2, "run without a config: exit 2")
 rc, out, err = ladder("frobnicate")
 check(rc == 2, "unknown command: exit 2")
+
+# ---- pinning: one CPU per running match ------------------------------------
+# Each bot appends its referee's pid and its own allowed CPUs.  Which CPUs
+# appear depends on scheduling, so only "one CPU, one we may use, the same
+# for both bots of a match" is checked, never that every CPU is used.
+ALLOWED = os.sched_getaffinity(0)
+
+
+def pin_run(label, *args, **fields):
+    out_f = os.path.join(work, f"{label}.cpus")
+    conf = write_config(work, label, seats=2, matches=4, jobs=2,
+                        ladder=os.path.join(work, f"{label}.jsonl"),
+                        bots=bots(("pa", recording_bot(out_f)),
+                                  ("pb", recording_bot(out_f))), **fields)
+    rc, out, err = ladder("run", conf, "--quiet", *args)
+    return rc, err, recorded_cpus(out_f)
+
+
+def pinned_ok(rec):
+    """Every bot on one allowed CPU, the same as the other bot of its match."""
+    by_ref = {}
+    for ref, cpus in rec:
+        by_ref.setdefault(ref, []).append(cpus)
+    return (len(rec) == 8 and len(by_ref) == 4 and
+            all(len(c) == 1 and c <= ALLOWED for _, c in rec) and
+            all(len(v) == 2 and v[0] == v[1] for v in by_ref.values()))
+
+
+rc, err, rec = pin_run("pin", "--pin")
+check(rc == 0 and pinned_ok(rec),
+      f"run --pin --jobs 2: each match's bots share one allowed CPU of "
+      f"{sorted(ALLOWED)} ({rc} {rec} {err.strip()[-200:]})")
+rc, err, rec = pin_run("nopin")
+check(rc == 0 and len(rec) == 8 and all(c == ALLOWED for _, c in rec),
+      f"without --pin every bot may use all of {sorted(ALLOWED)} ({rc} {rec})")
+rc, err, rec = pin_run("pincfg", pin=True)
+check(rc == 0 and pinned_ok(rec), f'"pin": true pins like --pin ({rc} {rec})')
+rc, err, rec = pin_run("pinoff", "--no-pin", pin=True)
+check(rc == 0 and len(rec) == 8 and all(c == ALLOWED for _, c in rec),
+      f'--no-pin overrides "pin": true ({rc} {rec})')
+rc, err, rec = pin_run("pinfalse", "--pin", pin=False)
+check(rc == 0 and pinned_ok(rec), f'--pin overrides "pin": false ({rc} {rec})')
+rc, out, err = ladder("plan", write_config(work, "pinplan", seats=2, matches=1,
+                                           ladder=os.path.join(work, "pp.jsonl"),
+                                           bots=bots(*RG)),
+                      "--shard-dir", work, "--pin")
+check(rc == 2 and "--pin" in err, f"plan refuses --pin ({rc} {err.strip()})")
+# compare: with a field, 2 referees per block, every bot pinned
+out_f = os.path.join(work, "cmppin.cpus")
+rc, out, err = ladder("compare", *CMP_ARGS, "--pin", "--candidate", recording_bot(out_f),
+                      "--baseline", recording_bot(out_f), "--field", recording_bot(out_f),
+                      "--max-blocks", "2", "--jobs", "4", "--quiet")
+rec = recorded_cpus(out_f)
+check(rc == 2 and len(rec) == 8 and all(len(c) == 1 and c <= ALLOWED for _, c in rec) and
+      all(len({frozenset(c) for r, c in rec if r == ref}) == 1 for ref, _ in rec),
+      f"compare --pin: each referee's bots share one allowed CPU ({rc} {rec} "
+      f"{err.strip()[-200:]})")
 
 # ---- plan + GNU parallel + merge -------------------------------------------
 have_parallel = shutil.which("parallel") is not None
