@@ -3,7 +3,7 @@
 #
 #   bench/bench_throughput.sh [--build DIR] [--games N] [--matches M]
 #                             [--repeat R] [--bot CMD] [--ladder-only]
-#                             [--seconds S]
+#                             [--pin] [--seconds S]
 #
 # By default the bots answer at once (sample-bots/maat-random), so the
 # numbers are the referee's and the transport's, not the bots'; --bot CMD
@@ -15,7 +15,8 @@
 #            (bots spawned for every game)
 #   ladder   `maat-ladder run` of M duplicate 2-seat matches (2 games each,
 #            one referee per match) with --jobs 1 and --jobs 2
-# --ladder-only skips the first two.  Wall time from `date`, CPU (user+sys
+# --ladder-only skips the first two.  --pin measures the ladder a second
+# time with `maat-ladder run --pin` (each match on one CPU).  Wall time from `date`, CPU (user+sys
 # of the whole process tree) from /usr/bin/time when it exists.  --seconds
 # is accepted for run-all.sh and ignored.  Defaults: build-bench, N 200,
 # M 60, R 3.
@@ -28,6 +29,7 @@ matches=60
 repeat=3
 bot=""
 ladder_only=0
+pin=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$(cd "$2" && pwd); shift 2 ;;
@@ -36,8 +38,9 @@ while [ $# -gt 0 ]; do
         --repeat) repeat="$2"; shift 2 ;;
         --bot) bot="$2"; shift 2 ;;
         --ladder-only) ladder_only=1; shift ;;
+        --pin) pin=1; shift ;;
         --seconds) shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench_throughput.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -141,13 +144,17 @@ cat > "$tmp/t.json" <<EOF
   ]
 }
 EOF
+pin_modes=("")
+[ "$pin" = 1 ] && pin_modes+=("--pin")
+for pm in "${pin_modes[@]}"; do
 declare -A lrate
 for jobs in 1 2; do
     rates=()
     for ((r = 0; r < repeat; r++)); do
         rm -f "$tmp/ladder.jsonl" "$tmp/cpu"
         t0=$(now)
-        "${timer[@]}" "$lad" run "$tmp/t.json" --jobs "$jobs" --quiet 2>/dev/null
+        # shellcheck disable=SC2086
+        "${timer[@]}" "$lad" run "$tmp/t.json" --jobs "$jobs" --quiet $pm 2>/dev/null
         t1=$(now)
         wall=$(calc "$t1 - $t0")
         played=$(wc -l < "$tmp/ladder.jsonl")
@@ -155,14 +162,15 @@ for jobs in 1 2; do
         cpu=$(cpu_s)
         cpg=$(cpu_per "$cpu" "$played")
         rates+=("$rate")
-        printf "%-8s %5d %6d %8.2f %9.1f %8s %10s  %s\n" "ladder-j$jobs" 2 \
+        printf "%-8s %5d %6d %8.2f %9.1f %8s %10s  %s\n" "ladder-j$jobs${pm:+p}" 2 \
             "$played" "$wall" "$rate" "$cpu" "$cpg" \
-            "maat-ladder run t.json --jobs $jobs --quiet ($matches duplicate 2-seat matches, 4 x $(basename "${bot%% *}"))"
+            "maat-ladder run t.json --jobs $jobs --quiet${pm:+ $pm} ($matches duplicate 2-seat matches, 4 x $(basename "${bot%% *}"))"
     done
     lrate[$jobs]=$(printf '%s\n' "${rates[@]}" | median)
-    printf "%-8s %5d %6s %8s %9.1f   (median of %d)\n" "ladder-j$jobs" 2 "" "" \
+    printf "%-8s %5d %6s %8s %9.1f   (median of %d)\n" "ladder-j$jobs${pm:+p}" 2 "" "" \
         "${lrate[$jobs]}" "$repeat"
 done
-printf "ladder speed-up --jobs 2 / --jobs 1: %.2fx (goal >= 1.8x on 2 idle cores)\n" \
-    "$(calc "${lrate[2]} / ${lrate[1]}")"
+printf "ladder speed-up --jobs 2 / --jobs 1%s: %.2fx (goal >= 1.8x on 2 idle cores)\n" \
+    "${pm:+ (both $pm)}" "$(calc "${lrate[2]} / ${lrate[1]}")"
+done
 echo "# load average at the end: $(cut -d' ' -f1-3 /proc/loadavg)"
