@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "msgtree.h"
 #include "maat/msg.h"
 
 /* CHECK from check.h, for helpers that report their caller's file:line
@@ -581,49 +582,6 @@ static unsigned char hot_byte(void)
 
 #define SEEDS 6
 #define MAXBUF 2048
-
-/* Two decoded trees are equal: same types and values (floats bit for
- * bit, so that NaNs compare), same string bytes. */
-static int same_tree(const msgpack_object *a, const msgpack_object *b)
-{
-    if (a->type != b->type)
-        return 0;
-    switch (a->type) {
-    case MSGPACK_OBJECT_NIL:
-        return 1;
-    case MSGPACK_OBJECT_BOOLEAN:
-        return a->via.boolean == b->via.boolean;
-    case MSGPACK_OBJECT_POSITIVE_INTEGER:
-        return a->via.u64 == b->via.u64;
-    case MSGPACK_OBJECT_NEGATIVE_INTEGER:
-        return a->via.i64 == b->via.i64;
-    case MSGPACK_OBJECT_FLOAT32:
-    case MSGPACK_OBJECT_FLOAT64:
-        return memcmp(&a->via.f64, &b->via.f64, sizeof a->via.f64) == 0;
-    case MSGPACK_OBJECT_STR:
-    case MSGPACK_OBJECT_BIN:
-        return a->via.str.size == b->via.str.size &&
-               (a->via.str.size == 0 ||
-                memcmp(a->via.str.ptr, b->via.str.ptr, a->via.str.size) == 0);
-    case MSGPACK_OBJECT_ARRAY:
-        if (a->via.array.size != b->via.array.size)
-            return 0;
-        for (uint32_t i = 0; i < a->via.array.size; i++)
-            if (!same_tree(&a->via.array.ptr[i], &b->via.array.ptr[i]))
-                return 0;
-        return 1;
-    case MSGPACK_OBJECT_MAP:
-        if (a->via.map.size != b->via.map.size)
-            return 0;
-        for (uint32_t i = 0; i < a->via.map.size; i++)
-            if (!same_tree(&a->via.map.ptr[i].key, &b->via.map.ptr[i].key) ||
-                !same_tree(&a->via.map.ptr[i].val, &b->via.map.ptr[i].val))
-                return 0;
-        return 1;
-    default:
-        return 0; /* ext: never accepted */
-    }
-}
 
 static void test_mutation(long rounds)
 {

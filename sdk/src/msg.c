@@ -144,7 +144,7 @@ int maat_sbuffer_write(void *data, const char *buf, size_t len)
  * msgpack_sbuffer through maat_sbuffer_write and there is room, the
  * helpers below write the bytes themselves: a map entry is then one short
  * function instead of four calls.  The bytes are exactly the ones msgpack-c
- * would write (tests/test_msgcheck.c compares them). */
+ * would write (tests/test_msg_pack.c compares them). */
 
 /* Free space for n bytes at the end of the packer's buffer, or NULL. */
 static inline char *room(msgpack_packer *pk, size_t n)

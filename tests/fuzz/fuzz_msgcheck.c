@@ -3,8 +3,9 @@
  * The property that makes the validator worth having: whatever it accepts,
  * msgpack-c decodes completely (SUCCESS, every byte consumed) without a
  * pathological allocation, and whatever it refuses is refused with
- * MAAT_EDECODE and a message naming the byte.  A violation aborts so that
- * libFuzzer keeps the input.
+ * MAAT_EDECODE and a message naming the byte; and maat_msg_unpack, which
+ * decodes in the same walk, builds the very tree msgpack-c builds.  A
+ * violation aborts so that libFuzzer keeps the input.
  *
  *   clang -fsanitize=fuzzer,address,undefined -I sdk/include \
  *       sdk/src/msgcheck.c sdk/src/msg.c sdk/src/error.c \
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "maat/msg.h"
+#include "../msgtree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -35,6 +37,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             msgpack_unpack_next(&u, (const char *)data, size, &off);
         if (r != MSGPACK_UNPACK_SUCCESS || off != size)
             abort();
+        msgpack_unpacked mine;
+        maat_error e3 = { 0, "" };
+        if (maat_msg_unpack(data, size, &mine, &e3) != MAAT_OK ||
+            !same_tree(&u.data, &mine.data))
+            abort();
+        msgpack_unpacked_destroy(&mine);
         msgpack_unpacked_destroy(&u);
     }
 
