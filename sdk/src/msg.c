@@ -139,37 +139,12 @@ int maat_sbuffer_write(void *data, const char *buf, size_t len)
     return msgpack_sbuffer_write(data, buf, len);
 }
 
-/* ---- writing straight into the buffer ----------------------------------
+/* ---- the out-of-line packing paths (the inline ones are in msg.h) -----
  * msgpack-c makes one callback per token.  When the packer writes into a
- * msgpack_sbuffer through maat_sbuffer_write and there is room, the
- * helpers below write the bytes themselves: a map entry is then one short
- * function instead of four calls.  The bytes are exactly the ones msgpack-c
- * would write (tests/test_msg_pack.c compares them). */
-
-/* Free space for n bytes at the end of the packer's buffer, or NULL. */
-static inline char *room(msgpack_packer *pk, size_t n)
-{
-    msgpack_sbuffer *sb = pk->data;
-    if (pk->callback != maat_sbuffer_write || sb->alloc - sb->size < n)
-        return NULL;
-    return sb->data + sb->size;
-}
-
-static inline void advance(msgpack_packer *pk, size_t n)
-{
-    ((msgpack_sbuffer *)pk->data)->size += n;
-}
-
-/* A fixstr (n < 32) at p; returns its length. */
-static inline size_t put_fixstr(char *p, const char *s, size_t n)
-{
-    p[0] = (char)(0xa0 | n);
-    if (n > 16)
-        memcpy(p + 1, s, n);
-    else if (n)
-        copy_short(p + 1, s, n);
-    return n + 1;
-}
+ * msgpack_sbuffer through maat_sbuffer_write and there is room
+ * (maat_pack_room), an integer is written here straight into the buffer.
+ * The bytes are exactly the ones msgpack-c would write
+ * (tests/test_msg_pack.c compares them). */
 
 static inline size_t put_be(char *p, unsigned char tag, uint64_t v, int bytes)
 {
@@ -205,13 +180,9 @@ static inline size_t put_int(char *p, int64_t v)
     return put_be(p, 0xcf, (uint64_t)v, 8);
 }
 
+/* The inline maat_pack_strn has already written a fixstr that fits. */
 void maat_pack_strn_any(msgpack_packer *pk, const char *s, size_t n)
 {
-    char *p;
-    if (n < 32 && (p = room(pk, n + 1))) {
-        advance(pk, put_fixstr(p, s, n));
-        return;
-    }
     if (n < 32) { /* fixstr: header and body in one write */
         char b[32];
         b[0] = (char)(0xa0 | n);
@@ -225,9 +196,9 @@ void maat_pack_strn_any(msgpack_packer *pk, const char *s, size_t n)
 
 void maat_pack_int_any(msgpack_packer *pk, int64_t v)
 {
-    char *p = room(pk, 9);
+    char *p = maat_pack_room(pk, 9);
     if (p)
-        advance(pk, put_int(p, v));
+        ((msgpack_sbuffer *)pk->data)->size += put_int(p, v);
     else
         msgpack_pack_int64(pk, v);
 }

@@ -92,17 +92,13 @@ static uint64_t be(const unsigned char *p, unsigned n)
     return v;
 }
 
-/* The value of scalar type byte c with its payload at p (already checked
- * to be there), as msgpack_unpack decodes it: signed types holding a value
- * >= 0 become positive integers. */
+/* The value of scalar type byte c (not a positive fixint: the walk
+ * decodes those itself) with its payload at p (already checked to be
+ * there), as msgpack_unpack decodes it: signed types holding a value >= 0
+ * become positive integers. */
 static void scalar(unsigned char c, const unsigned char *p, msgpack_object *o)
 {
     int64_t i = 0;
-    if (c <= 0x7f) {
-        o->type = MSGPACK_OBJECT_POSITIVE_INTEGER;
-        o->via.u64 = c;
-        return;
-    }
     if (c >= 0xe0) {
         o->type = MSGPACK_OBJECT_NEGATIVE_INTEGER;
         o->via.i64 = (int8_t)c;
