@@ -1,6 +1,6 @@
 /* test_architects_rules.c -- one test per rule of the architects' game, on
  * hand-built positions, every expected value worked out by hand from the
- * rules page (../shared/rules/architects.md).
+ * rules page (docs/rules/architects.md).
  *
  * Pyramids are built stone by stone in a maat_arc_seat with stones picked
  * from the reference files by what they show (colour, openings,

@@ -1,7 +1,7 @@
 /* test_pyramids_deck.c -- the reference deck and the deck file reader.
  *
  * Proves: the deck built into the library has exactly the composition the
- * rules page (shared/rules/pyramids.md, "The reference deck") prescribes,
+ * rules page (docs/rules/pyramids.md, "The reference deck") prescribes,
  * the file in sdk/data is the same deck, and a deck file that breaks the
  * format is refused -- from memory, from a file and through the "deck"
  * option of setup_new -- with the file name, the line and the reason.

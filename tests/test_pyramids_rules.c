@@ -1,6 +1,6 @@
 /* test_pyramids_rules.c -- one small test per rule of Pyramids.
  *
- * Proves, against shared/rules/pyramids.md (the expected values are worked
+ * Proves, against docs/rules/pyramids.md (the expected values are worked
  * out by hand from that page, in the comments next to them):
  *  - what each God tile allows with 2-3 and with 4-5 players, and that
  *    Thoth is only in the 4-5 player game;

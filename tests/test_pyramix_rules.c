@@ -1,6 +1,6 @@
 /* test_pyramix_rules.c -- one test per rule of Pyramix, on hand-built
  * positions, every expected value worked out by hand from the rules page
- * (../shared/rules/pyramix.md).
+ * (docs/rules/pyramix.md).
  *
  * Positions are built with maat_pmx_state_mut: a "full" layout (every
  * place occupied; the four cobras buried at the inner bottom places

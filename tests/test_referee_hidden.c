@@ -1,6 +1,6 @@
 /* test_referee_hidden.c -- no seat ever receives a card it cannot know.
  *
- * The rules (../shared/rules/pyramids.md, "What each seat may see"): a seat
+ * The rules (docs/rules/pyramids.md, "What each seat sees"): a seat
  * sees the public table and its own hand and tomb; never the deck order,
  * the other seats' hands and tombs, or the seed, before the end.
  *

@@ -1,8 +1,8 @@
-/* architects.h -- the architects' game (seed 002) as a maat game module.
+/* architects.h -- the architects' game as a maat game module.
  *
- * The rules are ../shared/rules/architects.md (our reconstruction of a
- * rulebook whose board, stones and cards exist only in pictures);
- * docs/RULES-NOTES.md says where we had to choose.  Everything generic goes
+ * The rules are docs/rules/architects.md (our reconstruction of a
+ * rulebook whose board, stones and cards exist only in pictures); its
+ * Interpretations say where we had to choose.  Everything generic goes
  * through maat_architects_rules (see game.h); this header adds what tests,
  * search bots and tools need: the component, board and state types, the
  * three data-file readers and the scoring parts.

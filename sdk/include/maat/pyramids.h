@@ -1,6 +1,6 @@
 /* pyramids.h -- Pyramids (IELLO) as a maat game module.
  *
- * The rules are ../shared/rules/pyramids.md; docs/RULES-NOTES.md says where
+ * The rules are docs/rules/pyramids.md; its Interpretations say where
  * we had to choose.  Everything generic goes through maat_pyramids_rules
  * (see game.h); this header adds what tests, search bots and tools need:
  * the card and state types, the deck file reader and the scoring parts.

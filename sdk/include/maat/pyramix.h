@@ -1,6 +1,6 @@
 /* pyramix.h -- Pyramix (Gamewright) as a maat game module.
  *
- * The rules are ../shared/rules/pyramix.md; docs/RULES-NOTES.md says where
+ * The rules are docs/rules/pyramix.md; its Interpretations say where
  * we had to choose.  56 cubes stand in places (x, y, z), x + y + z <= 5;
  * layer x+y+z = 0 is the apex, layer 5 the bottom (21 places) in the tray.
  * "Up" is -x, -y, -z.  One decision kind, "remove": arg0..2 = x, y, z.
