@@ -1,8 +1,11 @@
 /* maat_play.c -- play a game in-process with seeded random players and
- * print it readably: every public event, then the scores with their parts.
- * No bots, no sockets: a quick look at a game module and the rules engine.
+ * print it readably: every public event, the position after each decision
+ * if asked (the game module's text rendering, rules->render), then the
+ * final position with the scores and their parts.  No bots, no sockets: a
+ * quick look at a game module and the rules engine.
  *
- *   maat-play [--game pyramids] [--seed N] [--seats N] [--deck FILE] [--quiet]
+ *   maat-play [--game pyramids] [--seed N] [--seats N] [--deck FILE]
+ *             [--board] [--seat N] [--quiet]
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,10 +19,14 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: maat-play [--game NAME] [--seed N] [--seats N] "
-            "[--deck FILE] [--quiet]\n"
+            "[--deck FILE] [--board] [--seat N] [--quiet]\n"
             "Plays one game between seeded random players inside this "
-            "process and prints\nits public events and the final scores.  "
-            "Defaults: pyramids, seed 1, 4 seats.\n");
+            "process and prints\nits public events and the final position "
+            "with the scores.  Defaults: pyramids,\nseed 1, 4 seats.\n"
+            "  --board   also print the position after every decision\n"
+            "  --seat N  print positions as seat N sees them (default: "
+            "everything)\n"
+            "  --quiet   no events\n");
 }
 
 static void print_event(const maat_rules *r, const maat_game *g,
@@ -43,11 +50,22 @@ static void print_event(const maat_rules *r, const maat_game *g,
     msgpack_sbuffer_destroy(&sb);
 }
 
+/* The module's text rendering of the position as `seat` sees it. */
+static void print_position(const maat_rules *r, const maat_game *g, int seat,
+                           int after)
+{
+    char *text = maat_game_render(r, g, seat);
+    if (after >= 0)
+        printf("\n-- after decision %d --\n", after);
+    fputs(text ? text : "(cannot render the position)\n", stdout);
+    free(text);
+}
+
 int main(int argc, char **argv)
 {
     const char *game = "pyramids", *deck = NULL;
     unsigned long long seed = 1;
-    int seats = 4, quiet = 0;
+    int seats = 4, quiet = 0, board = 0, view = MAAT_OMNISCIENT;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -56,6 +74,10 @@ int main(int argc, char **argv)
             return 0;
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
+        } else if (!strcmp(a, "--board")) {
+            board = 1;
+        } else if (v && !strcmp(a, "--seat")) {
+            view = atoi(v), i++;
         } else if (v && !strcmp(a, "--game")) {
             game = v, i++;
         } else if (v && !strcmp(a, "--seed")) {
@@ -110,20 +132,11 @@ int main(int argc, char **argv)
             return 1;
         }
         decisions++;
+        if (board && !r->is_over(g))
+            print_position(r, g, view, decisions);
     }
-    maat_score sc[MAAT_MAX_SEATS];
-    r->scores(g, sc);
-    printf("\n%d decisions.  Final scores:\n%-6s %-5s %-6s", decisions,
-           "seat", "rank", "total");
-    for (int p = 0; p < r->n_score_parts; p++)
-        printf(" %8s", r->score_parts[p]);
-    printf("\n");
-    for (int i = 0; i < seats; i++) {
-        printf("%-6d %-5d %-6d", i, sc[i].rank, sc[i].total);
-        for (int p = 0; p < r->n_score_parts; p++)
-            printf(" %8d", sc[i].part[p]);
-        printf("\n");
-    }
+    printf("\n%d decisions.  Final position:\n", decisions);
+    print_position(r, g, view, -1);
     maat_events_free(&ev);
     r->destroy(&g);
     r->setup_destroy(&setup);

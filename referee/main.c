@@ -453,7 +453,8 @@ int main(int argc, char **argv)
         rc = bad("--allow-key needs --curve-key%s%s", "", "");
     if (!rc && k.verify) {
         maat_error err = {0};
-        int n = maat_record_verify(k.verify, k.deck, stdout, &err);
+        int n = maat_record_verify(k.verify, k.deck, stdout, k.c.verbose,
+                                   &err);
         if (n < 0) {
             fprintf(stderr, "maat-referee: %s\n", err.msg);
             rc = 2;

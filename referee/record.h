@@ -47,10 +47,11 @@ int maat_ladder_append(const maat_game_result *r, const char *path,
 int maat_jsonl_append(const char *path, const char *line, size_t len,
                       maat_error *err);
 
-/* Re-simulate a record; print each difference to `report`.  Returns the
- * number of differences (0 = the record is exact) or -1 with err when the
- * record cannot be read.  `deck` overrides the deck file it names. */
+/* Re-simulate a record; print each difference to `report`, and with
+ * `verbose` every decision and the position after it.  Returns the number
+ * of differences (0 = the record is exact) or -1 with err when the record
+ * cannot be read.  `deck` overrides the deck file it names. */
 int maat_record_verify(const char *path, const char *deck, FILE *report,
-                       maat_error *err);
+                       int verbose, maat_error *err);
 
 #endif

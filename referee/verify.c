@@ -1,9 +1,11 @@
 /* verify.c -- maat-referee --verify: replay a game record through the
  * rules and report every place where the record and the rules disagree
- * (whose decision, which kind, a refused action, scores, ranks). */
+ * (whose decision, which kind, a refused action, scores, ranks); with
+ * --verbose, the position after each decision (rules->render). */
+#include <stdlib.h>
 #include <string.h>
 
-#include "maat/msg.h"
+#include "playback.h"
 #include "record.h"
 
 static int diff(FILE *report, int *n, const char *fmt, ...)
@@ -18,29 +20,6 @@ static int diff(FILE *report, int *n, const char *fmt, ...)
     }
     va_end(ap);
     return ++*n;
-}
-
-static int replay_action(const maat_rules *r, maat_game *g, json_t *action,
-                         maat_error *err)
-{
-    msgpack_sbuffer sb;
-    msgpack_sbuffer_init(&sb);
-    msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
-    int rc = MAAT_EDECODE;
-    maat_error_set(err, rc, "the action is not a JSON object");
-    if (json_is_object(action) && maat_json_to_msgpack(action, &pk) == 0) {
-        msgpack_unpacked u;
-        rc = maat_msg_unpack(sb.data, sb.size, &u, err);
-        maat_action a;
-        if (!rc)
-            rc = r->decode_action(g, &u.data, &a, err);
-        if (!rc)
-            rc = r->apply(g, &a, NULL, err);
-        msgpack_unpacked_destroy(&u);
-    }
-    msgpack_sbuffer_destroy(&sb);
-    return rc;
 }
 
 static void compare_results(FILE *report, int *n, const maat_rules *r,
@@ -88,61 +67,48 @@ static void compare_results(FILE *report, int *n, const maat_rules *r,
     }
 }
 
-int maat_record_verify(const char *path, const char *deck, FILE *report,
-                       maat_error *err)
+/* --verbose: the decision as recorded, then the position it led to. */
+static void show_step(FILE *report, const maat_playback *p, json_t *d)
 {
-    json_error_t je;
-    json_t *rec = json_load_file(path, 0, &je);
-    if (!rec) {
-        maat_error_set(err, MAAT_EFORMAT, "%s:%d: %s", path, je.line, je.text);
+    char *action = json_dumps(json_object_get(d, "action"),
+                              JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *text = maat_game_render(p->rules, p->game, MAAT_OMNISCIENT);
+    fprintf(report, "\n-- decision %zu: seat %lld %s by %s --\n%s",
+            p->next - 1, (long long)json_integer_value(json_object_get(d,
+            "seat")), action ? action : "?",
+            json_is_string(json_object_get(d, "by"))
+                ? json_string_value(json_object_get(d, "by")) : "?",
+            text ? text : "(cannot render the position)\n");
+    free(action);
+    free(text);
+}
+
+int maat_record_verify(const char *path, const char *deck, FILE *report,
+                       int verbose, maat_error *err)
+{
+    maat_playback p;
+    if (maat_playback_open(&p, path, deck, NULL, err))
         return -1;
-    }
+    const maat_rules *r = p.rules;
     int n = 0;
-    const char *game = json_string_value(json_object_get(rec, "game"));
-    const maat_rules *r = maat_rules_find(game ? game : "");
-    json_t *decisions = json_object_get(rec, "decisions");
-    json_t *seats = json_object_get(rec, "seats");
-    json_t *seed = json_object_get(rec, "seed");
-    json_t *options = json_object_get(rec, "options");
-    if (!r || !json_is_array(decisions) || !json_is_array(seats) ||
-        !json_is_integer(seed)) {
-        maat_error_set(err, MAAT_EFORMAT, "%s: not a maat record (needs game, "
-                       "seed, seats, decisions)", path);
-        json_decref(rec);
-        return -1;
-    }
-    const char *rv = json_string_value(json_object_get(rec, "rules_version"));
+    const char *rv = json_string_value(json_object_get(p.rec,
+                                                       "rules_version"));
     if (!rv || strcmp(rv, r->rules_version) != 0)
         diff(report, &n, "rules version: record %s, this build %s",
              rv ? rv : "(none)", r->rules_version);
-    /* the game's options as recorded (e.g. its deck file); --deck wins */
-    maat_options opt = {0};
-    const char *key;
-    json_t *value;
-    json_object_foreach(options, key, value)
-        if (json_is_string(value))
-            maat_options_set(&opt, key, json_string_value(value));
-    if (deck)
-        maat_options_set(&opt, "deck", deck);
-    maat_setup *setup = r->setup_new(&opt, err);
-    maat_game *g = NULL;
-    if (setup)
-        g = r->game_new(setup, (uint64_t)json_integer_value(seed),
-                        (int)json_array_size(seats), NULL, err);
-    if (!g) {
-        if (setup)
-            r->setup_destroy(&setup);
-        json_decref(rec);
-        return -1;
+    if (verbose && report) {
+        char *text = maat_game_render(r, p.game, MAAT_OMNISCIENT);
+        fprintf(report, "-- the deal --\n%s", text ? text : "");
+        free(text);
     }
-    size_t i;
-    json_t *d;
-    json_array_foreach(decisions, i, d) {
-        if (r->is_over(g)) {
+    while (p.next < json_array_size(p.decisions)) {
+        size_t i = p.next;
+        json_t *d = json_array_get(p.decisions, i);
+        if (r->is_over(p.game)) {
             diff(report, &n, "decision %zu: the game is already over", i);
             break;
         }
-        maat_decision want = r->decision(g);
+        maat_decision want = r->decision(p.game);
         json_int_t seat = json_integer_value(json_object_get(d, "seat"));
         const char *kind = json_string_value(json_object_get(d, "kind"));
         if (seat != want.seat)
@@ -153,18 +119,19 @@ int maat_record_verify(const char *path, const char *deck, FILE *report,
                  "rules say '%s'", i, kind ? kind : "?",
                  r->decision_names[want.kind]);
         maat_error e = {0};
-        if (replay_action(r, g, json_object_get(d, "action"), &e)) {
+        if (maat_playback_step(&p, NULL, &e)) {
             diff(report, &n, "decision %zu: the rules refuse the recorded "
                  "action: %s", i, e.msg);
             break;
         }
+        if (verbose && report)
+            show_step(report, &p, d);
     }
-    if (r->is_over(g))
-        compare_results(report, &n, r, g, json_object_get(rec, "result"));
+    if (r->is_over(p.game))
+        compare_results(report, &n, r, p.game,
+                        json_object_get(p.rec, "result"));
     else
         diff(report, &n, "the record ends before the game does");
-    r->destroy(&g);
-    r->setup_destroy(&setup);
-    json_decref(rec);
+    maat_playback_close(&p);
     return n;
 }

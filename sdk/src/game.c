@@ -1,5 +1,6 @@
-/* game.c -- the registry of built-in games and the helpers every module
- * shares: event lists, ranks from totals, options. */
+/* game.c -- the registry of built-in games, the check every game module
+ * must pass, and the helpers every module shares: event lists, ranks from
+ * totals, options, a rendering as a new string. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,51 @@ const maat_rules *const *maat_rules_all(int *count)
 {
     *count = (int)(sizeof all_rules / sizeof all_rules[0]);
     return all_rules;
+}
+
+int maat_rules_check(const maat_rules *r, maat_error *err)
+{
+    if (!r || !r->name || !r->name[0])
+        return maat_error_set(err, MAAT_EINVAL, "a game module has no name");
+    const char *missing = NULL;
+#define NEED(field) \
+    if (!missing && !r->field) \
+        missing = #field
+    NEED(rules_version); NEED(decision_names); NEED(event_names);
+    NEED(score_parts); NEED(setup_new); NEED(setup_destroy);
+    NEED(setup_encode); NEED(game_new); NEED(destroy); NEED(copy);
+    NEED(seats); NEED(decision); NEED(is_over); NEED(legal_actions);
+    NEED(apply); NEED(scores); NEED(encode_observation); NEED(render);
+    NEED(encode_event); NEED(encode_action); NEED(decode_action);
+    NEED(setup_decode); NEED(view_new); NEED(view_destroy);
+    NEED(view_update); NEED(determinize);
+#undef NEED
+    if (missing)
+        return maat_error_set(err, MAAT_EINVAL, "game '%s': the rules table "
+                              "has no '%s' (every entry is required, see "
+                              "maat/game.h)", r->name, missing);
+    if (r->min_seats < 1 || r->max_seats > MAAT_MAX_SEATS ||
+        r->min_seats > r->max_seats)
+        return maat_error_set(err, MAAT_EINVAL, "game '%s': seats %d..%d "
+                              "(allowed 1..%d)", r->name, r->min_seats,
+                              r->max_seats, MAAT_MAX_SEATS);
+    if (r->n_decision_kinds < 1 || r->n_event_kinds < 1 ||
+        r->n_score_parts < 0 || r->n_score_parts > MAAT_MAX_SCORE_PARTS)
+        return maat_error_set(err, MAAT_EINVAL, "game '%s': needs at least "
+                              "one decision and event kind and at most %d "
+                              "score parts", r->name, MAAT_MAX_SCORE_PARTS);
+    return MAAT_OK;
+}
+
+char *maat_game_render(const maat_rules *r, const maat_game *g, int seat)
+{
+    int n = r->render(g, seat, NULL, 0);
+    char *s = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (s && r->render(g, seat, s, (size_t)n + 1) != n) {
+        free(s);
+        s = NULL;
+    }
+    return s;
 }
 
 int maat_events_push(maat_events *ev, const maat_event *e)

@@ -85,7 +85,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     write_temp(data, size);
     maat_error e = {0, ""};
-    int n = maat_record_verify(path, deck_for(data, size), NULL, &e);
+    int n = maat_record_verify(path, deck_for(data, size), NULL, 0, &e);
     if (n < 0)
         CHECK(n == -1 && e.code != MAAT_OK && e.msg[0]);
     return 0;

@@ -25,6 +25,11 @@
  *  - No function keeps a pointer to caller memory after it returns, and no
  *    module has global mutable state: any number of games may live in one
  *    process and be used from different threads (one thread per game).
+ *  - render writes into a buffer the caller owns (snprintf's contract);
+ *    maat_game_render returns a malloc'd string the caller frees.
+ *
+ * Every entry of the table is required: maat_rules_check names the first
+ * one missing, and the registry test runs it on every built-in game.
  */
 #ifndef MAAT_GAME_H
 #define MAAT_GAME_H
@@ -41,6 +46,13 @@
 #define MAAT_EVENT_ARGS 6
 #define MAAT_MAX_SCORE_PARTS 8
 #define MAAT_MAX_OPTIONS 16
+
+/* The seat that sees everything: encode_observation and render given this
+ * seat show the hidden information too (hands, tombs, unrevealed pieces,
+ * the face-down orders).  For replays and debugging; the referee never
+ * sends it to a bot.  Any other seat outside 0..seats-1 sees only what is
+ * public. */
+#define MAAT_OMNISCIENT (-2)
 
 typedef struct maat_setup maat_setup; /* opaque, per module */
 typedef struct maat_game maat_game;   /* opaque, per module */
@@ -131,9 +143,20 @@ typedef struct maat_rules {
     void (*scores)(const maat_game *g, maat_score *out);
 
     /* Everything `seat` may see now, as one msgpack map.  Once the game is
-     * over everything is revealed to everyone. */
+     * over everything is revealed to everyone.  MAAT_OMNISCIENT: the same
+     * map with the hidden information added (docs/REPLAY.md). */
     int (*encode_observation)(const maat_game *g, int seat,
                               msgpack_packer *pk);
+    /* A text picture of the state as `seat` sees it -- exactly what its
+     * observation holds -- for people (maat-play, --verify --verbose, a
+     * bot's debug output): MAAT_OMNISCIENT shows everything, a seat outside
+     * 0..seats-1 only what is public.  Lines end in '\n'.  snprintf's
+     * contract: writes at most cap bytes into the caller's buf, always
+     * NUL-terminated when cap > 0 (cut short if it does not fit), and
+     * returns the length of the whole text without the NUL; buf may be
+     * NULL when cap is 0, to measure.  Negative on failure.  Keeps nothing.
+     * maat_game_render wraps it into a malloc'd string. */
+    int (*render)(const maat_game *g, int seat, char *buf, size_t cap);
     int (*encode_event)(const maat_game *g, const maat_event *e,
                         msgpack_packer *pk);
     int (*encode_action)(const maat_game *g, const maat_action *a,
@@ -171,6 +194,15 @@ typedef struct maat_rules {
 /* The registry of built-in games. */
 const maat_rules *maat_rules_find(const char *name);
 const maat_rules *const *maat_rules_all(int *count);
+
+/* MAAT_OK if the table is complete (every entry set, names and counts
+ * consistent); else MAAT_EINVAL naming the game and the first entry at
+ * fault.  A game module must pass it to be registered. */
+int maat_rules_check(const maat_rules *r, maat_error *err);
+
+/* rules->render into a new string (free() it): the whole text, never cut.
+ * NULL when out of memory or when the module fails. */
+char *maat_game_render(const maat_rules *r, const maat_game *g, int seat);
 
 /* Events list helpers. */
 int maat_events_push(maat_events *ev, const maat_event *e);

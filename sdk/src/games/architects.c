@@ -598,6 +598,7 @@ const maat_rules maat_architects_rules = {
     .apply = apply,
     .scores = arc_scores,
     .encode_observation = arc_encode_observation,
+    .render = arc_render,
     .encode_event = arc_encode_event,
     .encode_action = arc_encode_action,
     .decode_action = arc_decode_action,

@@ -52,4 +52,7 @@ maat_game *arc_determinize(const maat_view *v, maat_rng *rng,
 
 void arc_scores(const maat_game *g, maat_score *out);
 
+/* render: the state as text (architects_render.c) */
+int arc_render(const maat_game *g, int seat, char *buf, size_t cap);
+
 #endif

@@ -657,6 +657,7 @@ const maat_rules maat_pyramids_rules = {
     .apply = apply,
     .scores = pyr_scores,
     .encode_observation = pyr_encode_observation,
+    .render = pyr_render,
     .encode_event = pyr_encode_event,
     .encode_action = pyr_encode_action,
     .decode_action = pyr_decode_action,

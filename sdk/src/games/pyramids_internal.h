@@ -50,6 +50,9 @@ int pyr_decode_action(const maat_game *g, const msgpack_object *o,
                       maat_action *a, maat_error *err);
 void pyr_scores(const maat_game *g, maat_score *out);
 
+/* render: the state as text (pyramids_render.c) */
+int pyr_render(const maat_game *g, int seat, char *buf, size_t cap);
+
 /* view: the bot side of hidden information (pyramids_view.c) */
 maat_setup *pyr_setup_decode(const msgpack_object *o, maat_error *err);
 maat_view *pyr_view_new(const maat_setup *s, int seat, int seats);

@@ -504,6 +504,7 @@ const maat_rules maat_pyramix_rules = {
     .apply = apply,
     .scores = scores,
     .encode_observation = pmx_encode_observation,
+    .render = pmx_render,
     .encode_event = pmx_encode_event,
     .encode_action = pmx_encode_action,
     .decode_action = pmx_decode_action,

@@ -19,6 +19,9 @@ int pmx_step(int place, int d, int delta);
 int pmx_setup_encode(const maat_setup *s, msgpack_packer *pk);
 maat_setup *pmx_setup_decode(const msgpack_object *o, maat_error *err);
 int pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk);
+
+/* render: the state as text (pyramix_render.c) */
+int pmx_render(const maat_game *g, int seat, char *buf, size_t cap);
 int pmx_encode_event(const maat_game *g, const maat_event *e,
                      msgpack_packer *pk);
 int pmx_encode_action(const maat_game *g, const maat_action *a,

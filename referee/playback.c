@@ -1,0 +1,93 @@
+/* playback.c -- opening a game record and replaying its decisions through
+ * the rules, one at a time (see playback.h). */
+#include <string.h>
+
+#include "maat/msg.h"
+#include "playback.h"
+#include "record.h"
+
+int maat_playback_open(maat_playback *p, const char *path, const char *deck,
+                       maat_events *ev, maat_error *err)
+{
+    memset(p, 0, sizeof *p);
+    json_error_t je;
+    p->rec = json_load_file(path, 0, &je);
+    if (!p->rec)
+        return maat_error_set(err, MAAT_EFORMAT, "%s:%d: %s", path, je.line,
+                              je.text);
+    const char *game = json_string_value(json_object_get(p->rec, "game"));
+    p->rules = maat_rules_find(game ? game : "");
+    p->decisions = json_object_get(p->rec, "decisions");
+    json_t *seats = json_object_get(p->rec, "seats");
+    json_t *seed = json_object_get(p->rec, "seed");
+    json_t *options = json_object_get(p->rec, "options");
+    if (!p->rules || !json_is_array(p->decisions) || !json_is_array(seats) ||
+        !json_is_integer(seed)) {
+        maat_playback_close(p);
+        return maat_error_set(err, MAAT_EFORMAT, "%s: not a maat record "
+                              "(needs game, seed, seats, decisions)", path);
+    }
+    p->seats = (int)json_array_size(seats);
+    /* the game's options as recorded (e.g. its deck file); --deck wins */
+    maat_options opt = {0};
+    const char *key;
+    json_t *value;
+    json_object_foreach(options, key, value)
+        if (json_is_string(value))
+            maat_options_set(&opt, key, json_string_value(value));
+    if (deck)
+        maat_options_set(&opt, "deck", deck);
+    p->setup = p->rules->setup_new(&opt, err);
+    if (p->setup)
+        p->game = p->rules->game_new(p->setup, (uint64_t)json_integer_value(seed),
+                                     p->seats, ev, err);
+    if (!p->game) {
+        int rc = err ? err->code : MAAT_EFORMAT;
+        maat_playback_close(p);
+        return rc ? rc : MAAT_EFORMAT;
+    }
+    return MAAT_OK;
+}
+
+int maat_playback_step(maat_playback *p, maat_events *ev, maat_error *err)
+{
+    const maat_rules *r = p->rules;
+    json_t *d = json_array_get(p->decisions, p->next);
+    json_t *action = json_object_get(d, "action");
+    if (!d)
+        return maat_error_set(err, MAAT_ESTATE, "decision %zu: the record "
+                              "has no more decisions", p->next);
+    if (r->is_over(p->game))
+        return maat_error_set(err, MAAT_ESTATE, "decision %zu: the game is "
+                              "already over", p->next);
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
+    int rc = maat_error_set(err, MAAT_EDECODE, "the action is not a JSON "
+                            "object");
+    if (json_is_object(action) && maat_json_to_msgpack(action, &pk) == 0) {
+        msgpack_unpacked u;
+        rc = maat_msg_unpack(sb.data, sb.size, &u, err);
+        maat_action a;
+        if (!rc)
+            rc = r->decode_action(p->game, &u.data, &a, err);
+        if (!rc)
+            rc = r->apply(p->game, &a, ev, err);
+        msgpack_unpacked_destroy(&u);
+    }
+    msgpack_sbuffer_destroy(&sb);
+    if (!rc)
+        p->next++;
+    return rc;
+}
+
+void maat_playback_close(maat_playback *p)
+{
+    if (p->game)
+        p->rules->destroy(&p->game);
+    if (p->setup)
+        p->rules->setup_destroy(&p->setup);
+    json_decref(p->rec);
+    memset(p, 0, sizeof *p);
+}
