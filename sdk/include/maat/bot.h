@@ -1,11 +1,21 @@
 /* bot.h -- the connection loop for bot authors.
  *
- * A bot is one function that picks an action for a game position:
+ * A bot is one function that picks an action for a game position (this
+ * example is compiled and played by tests/test_doc_examples.py):
  *
- *   static int act(maat_bot_turn *t, void *user) {
- *       return maat_policy_random(t->rules, t->game, &t->rng, &t->action);
+ *   #include <maat/bot.h>
+ *
+ *   static int act(maat_bot_turn *t, void *user)
+ *   {
+ *       (void)user;
+ *       t->action = t->legal[maat_rng_below(&t->rng, (uint64_t)t->n_legal)];
+ *       return MAAT_OK;
  *   }
- *   int main(void) { return maat_bot_main("my-bot", act, NULL); }
+ *
+ *   int main(int argc, char **argv)
+ *   {
+ *       return maat_bot_main("my-bot", act, NULL, argc, argv);
+ *   }
  *
  * maat_bot_main reads the endpoint and token from the environment
  * (MAAT_ENDPOINT, MAAT_TOKEN -- the referee sets them for bots it spawns;
