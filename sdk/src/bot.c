@@ -224,6 +224,16 @@ static int on_message(bot *b, const void *buf, size_t len,
     return rc;
 }
 
+/* FNV-1a over every byte: tokens differing anywhere seed differently (the
+ * referee's tokens are random hex, so the first byte alone gave 16 seeds). */
+uint64_t maat_bot_token_seed(const char *token)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (const char *p = token; p && *p; p++)
+        h = (h ^ (unsigned char)*p) * 0x100000001b3ULL;
+    return h;
+}
+
 int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
                  void *user)
 {
@@ -249,10 +259,7 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
         fprintf(stderr, "%s: out of memory\n", o.name);
         return 1;
     }
-    uint64_t seed = o.seed;
-    for (const char *p = o.token; !seed && *p; p++)
-        seed = seed * 131 + (unsigned char)*p;
-    maat_rng_seed(&b.rng, seed);
+    maat_rng_seed(&b.rng, o.seed ? o.seed : maat_bot_token_seed(o.token));
 
     b.ctx = zmq_ctx_new();
     b.sock = zmq_socket(b.ctx, ZMQ_DEALER);

@@ -70,7 +70,7 @@ typedef struct maat_bot_options {
     const char *endpoint;   /* default: $MAAT_ENDPOINT */
     const char *token;      /* default: $MAAT_TOKEN */
     int idle_timeout_ms;    /* default 120000 */
-    uint64_t seed;          /* for t->rng; default: from the token */
+    uint64_t seed;          /* for t->rng; 0: maat_bot_token_seed(token) */
     int verbose;            /* log protocol traffic to stderr */
 } maat_bot_options;
 
@@ -78,6 +78,10 @@ typedef struct maat_bot_options {
  * on a protocol or connection error. */
 int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
                  void *user);
+
+/* The default seed of t->rng: a 64-bit hash of the whole token, so every
+ * match (the referee draws a fresh random token per bot) seeds differently. */
+uint64_t maat_bot_token_seed(const char *token);
 
 /* Shorthand: default options with this name; parses --verbose, --help. */
 int maat_bot_main(const char *name, maat_bot_act_fn act, void *user,
