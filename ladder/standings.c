@@ -90,6 +90,48 @@ out:
     free(back);
 }
 
+/* The index of the row of (bot, game), created if absent; -1 when out of
+ * memory.  Callers keep indices, never pointers: a new row may move them. */
+static int row_index(maat_standings *s, const char *bot, const char *game,
+                     const maat_rating_params *p)
+{
+    maat_standing *row = maat_standings_row(s, bot, game, p);
+    return row ? (int)(row - s->rows) : -1;
+}
+
+int maat_standings_add(maat_standings *s, const maat_ladder_game *g,
+                       const maat_rating_params *p)
+{
+    int idx[MAAT_MAX_SEATS], distinct = 1;
+    maat_rating r[MAAT_MAX_SEATS];
+    for (int k = 0; k < g->seats; k++) {
+        idx[k] = row_index(s, g->bot[k], g->game, p);
+        if (idx[k] < 0)
+            return MAAT_ENOMEM;
+        for (int q = 0; q < k; q++)
+            distinct &= idx[q] != idx[k];
+    }
+    /* a bot playing itself teaches its rating nothing */
+    if (distinct) {
+        for (int k = 0; k < g->seats; k++)
+            r[k] = s->rows[idx[k]].rating;
+        maat_openskill_rate(p, r, g->rank, g->seats);
+        for (int k = 0; k < g->seats; k++)
+            s->rows[idx[k]].rating = r[k];
+    }
+    for (int k = 0; k < g->seats; k++) {
+        maat_standing *row = &s->rows[idx[k]];
+        row->games++;
+        row->wins += g->rank[k] == 1;
+        row->rank_sum += g->rank[k];
+        row->score_sum += g->score[k];
+        row->two_player_games += g->seats == 2;
+        for (int f = 0; f < LADDER_FAULT_KINDS; f++)
+            row->faults[f] += g->faults[k][f];
+    }
+    return MAAT_OK;
+}
+
 int maat_standings_compute(const maat_ladder *l, const char *game,
                            const maat_rating_params *p, maat_standings *out)
 {
@@ -98,32 +140,8 @@ int maat_standings_compute(const maat_ladder *l, const char *game,
         const maat_ladder_game *g = &l->games[i];
         if (game && strcmp(g->game, game))
             continue;
-        maat_standing *row[MAAT_MAX_SEATS];
-        maat_rating r[MAAT_MAX_SEATS];
-        int distinct = 1;
-        for (int s = 0; s < g->seats; s++) {
-            row[s] = maat_standings_row(out, g->bot[s], g->game, p);
-            if (!row[s])
-                return MAAT_ENOMEM;
-            for (int t = 0; t < s; t++)
-                distinct &= row[t] != row[s];
-            r[s] = row[s]->rating;
-        }
-        /* a bot playing itself teaches its rating nothing */
-        if (distinct) {
-            maat_openskill_rate(p, r, g->rank, g->seats);
-            for (int s = 0; s < g->seats; s++)
-                row[s]->rating = r[s];
-        }
-        for (int s = 0; s < g->seats; s++) {
-            row[s]->games++;
-            row[s]->wins += g->rank[s] == 1;
-            row[s]->rank_sum += g->rank[s];
-            row[s]->score_sum += g->score[s];
-            row[s]->two_player_games += g->seats == 2;
-            for (int k = 0; k < LADDER_FAULT_KINDS; k++)
-                row[s]->faults[k] += g->faults[s][k];
-        }
+        if (maat_standings_add(out, g, p))
+            return MAAT_ENOMEM;
     }
     for (int r = 0; r < out->count; r++) {
         int seen = 0;

@@ -28,11 +28,17 @@ typedef struct maat_standings {
 /* Compute from every game in `l` (optionally only games of `game`). */
 int maat_standings_compute(const maat_ladder *l, const char *game,
                            const maat_rating_params *p, maat_standings *out);
+/* Add one game (ratings updated in order; Elo is not refitted): what
+ * compute does per game, for callers that keep standings up to date as
+ * games arrive (the ladder format's matchmaking). */
+int maat_standings_add(maat_standings *s, const maat_ladder_game *g,
+                       const maat_rating_params *p);
 /* Sorted by displayed rating, best first. */
 void maat_standings_print(const maat_standings *s, const char *format,
                           FILE *f);
 void maat_standings_free(maat_standings *s);
-/* The row of (bot, game), created if absent. */
+/* The row of (bot, game), created if absent.  The pointer is valid until
+ * the next row is created (the table grows by realloc). */
 maat_standing *maat_standings_row(maat_standings *s, const char *bot,
                                   const char *game,
                                   const maat_rating_params *p);

@@ -775,6 +775,67 @@ static void test_standings(void)
 
 /* ---- pinning -------------------------------------------------------- */
 
+/* 20 bots (more than the 16 rows the table starts with): a new bot's row
+ * may move the table while the earlier seats' rows are in use.  Each game
+ * puts an old bot beside a bot never seen before, and every rating must
+ * equal the one replayed by hand. */
+static void test_standings_many_bots(void)
+{
+    enum { BOTS = 20 };
+    char text[BOTS * 512] = "", line[512], id[32], a[16], b[16];
+    maat_rating_params p;
+    maat_rating_params_default(&p);
+    maat_rating want[BOTS];
+    int games[BOTS] = {0};
+    for (int i = 0; i < BOTS; i++)
+        want[i] = maat_rating_new(&p);
+    for (int i = 1; i < BOTS; i++) { /* bot i-1 (old) beats bot i (new) */
+        snprintf(id, sizeof id, "many-%d", i);
+        snprintf(a, sizeof a, "bot%02d", i - 1);
+        snprintf(b, sizeof b, "bot%02d", i);
+        line2(line, sizeof line, id, a, b, 1, 2, 10 + i, i, "");
+        strcat(text, line);
+        maat_rating r[2] = {want[i - 1], want[i]};
+        int rank[2] = {1, 2};
+        maat_openskill_rate(&p, r, rank, 2);
+        want[i - 1] = r[0];
+        want[i] = r[1];
+        games[i - 1]++;
+        games[i]++;
+    }
+    const char *path = tmp_path("many.jsonl");
+    write_file(path, text, strlen(text));
+    maat_ladder l = {0};
+    maat_error err = {0};
+    maat_standings s;
+    CHECK(maat_ladder_read(&l, path, 0, stderr, &err) == MAAT_OK &&
+              l.count == BOTS - 1, "20-bot ladder reads: %zu games", l.count);
+    CHECK(maat_standings_compute(&l, NULL, &p, &s) == MAAT_OK &&
+              s.count == BOTS, "20 rows (%d)", s.count);
+    int wrong = 0;
+    for (int i = 0; i < BOTS; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "bot%02d", i);
+        const maat_standing *row = NULL;
+        for (int k = 0; k < s.count; k++)
+            if (!strcmp(s.rows[k].bot, name))
+                row = &s.rows[k];
+        if (!row || row->games != games[i] ||
+            fabs(row->rating.mu - want[i].mu) > 1e-9 ||
+            fabs(row->rating.sigma - want[i].sigma) > 1e-9) {
+            wrong++;
+            fprintf(stderr, "  %s: games %d mu %.6f sigma %.6f, want %d "
+                    "%.6f %.6f\n", name, row ? row->games : -1,
+                    row ? row->rating.mu : NAN, row ? row->rating.sigma : NAN,
+                    games[i], want[i].mu, want[i].sigma);
+        }
+    }
+    CHECK(wrong == 0, "every one of 20 bots has the hand-replayed rating "
+          "(%d differ)", wrong);
+    maat_standings_free(&s);
+    maat_ladder_free(&l);
+}
+
 static void test_pin(void)
 {
     maat_pin_cpus c;
@@ -854,6 +915,7 @@ int main(void)
     test_ladder_file();
     test_concurrent_appends();
     test_standings();
+    test_standings_many_bots();
     test_pin();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
