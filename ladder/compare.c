@@ -5,14 +5,24 @@
  * per seat rotation).  With a field, the candidate plays the block against
  * the field, then the baseline plays the very same block in the same seats
  * against the same opponents; the block's score is
- *     x = (result(candidate) - result(baseline) + 1) / 2   in [0, 1],
- * where a bot's result is the share of opponents it beat (ties half),
+ *     x = (r(candidate) - r(baseline) + 1) / 2   in [0, 1],
+ * where a bot's result r is the share of opponents it beat (ties half),
  * averaged over the rotation.  Without a field, the candidate plays the
- * baseline directly and x = result(candidate).  Luck of the deal and of the
+ * baseline directly and x = r(candidate).  Luck of the deal and of the
  * seat cancels in x; what is left is strength.
  *
+ * Elo is head to head, candidate minus baseline, both in the hypotheses
+ * and in the estimate.  Without a field the expected x of a difference e
+ * is L(e) (L the logistic Elo curve).  With a field it is
+ * (L(e_b + e) - L(e_b) + 1) / 2, e_b the baseline's Elo against the field
+ * (estimated from its games so far): about half as steep, which is why
+ * reading x as Elo directly would halve the difference.
+ *
  * Blocks are added until the GSPRT (sprt.c) accepts H1 (not worse: exit 0)
- * or H0 (worse: exit 1), or the block limit is reached (exit 2).
+ * or H0 (worse: exit 1), or the block limit is reached (exit 2).  A bot
+ * that cannot start or faults too often (faults.h) ends the run with an
+ * error instead (exit 3): its games say nothing about strength.  So does a
+ * referee that fails.  Every bot's output goes to LOG_DIR/MATCH/BOT.log.
  *
  * With --pin, the k-th referee of a wave runs on the k-th allowed CPU
  * (wrapping), with its bots, as `maat-ladder run --pin` does (pin.h); with
@@ -30,99 +40,137 @@
 #include <unistd.h>
 
 #include "compare.h"
+#include "faults.h"
 #include "ladder_file.h"
 #include "pin.h"
+#include "referee_cmd.h"
 #include "sprt.h"
-#include "tournament.h"
 
 #define MAX_FIELD 16
+#define MAX_GRID 1024
 
-/* Start one referee; cpu >= 0 pins it (and its bots) to that CPU. */
-static int run_referee(char **argv, int cpu, const char *match)
+void maat_compare_defaults(maat_compare *c)
 {
-    pid_t pid = fork();
-    if (pid == 0) {
-        if (cpu >= 0)
-            maat_pin_child(cpu, match);
-        execv(argv[0], argv);
-        fprintf(stderr, "maat-ladder: cannot run %s: %s\n", argv[0],
-                strerror(errno));
-        _exit(127);
-    }
-    return pid;
+    memset(c, 0, sizeof *c);
+    c->game = "pyramids";
+    c->seats = 2;
+    c->elo0 = MAAT_COMPARE_ELO0;
+    c->elo1 = MAAT_COMPARE_ELO1;
+    c->alpha = MAAT_COMPARE_ALPHA;
+    c->beta = MAAT_COMPARE_BETA;
+    c->max_blocks = MAAT_COMPARE_MAX_BLOCKS;
+    c->jobs = 2;
+    c->seed = 1;
+    c->fault_share = MAAT_FAULT_SHARE;
+    c->report_every = 10;
 }
 
-/* argv for one run of block b: `hero` in every seat in turn. */
-static char **block_argv(const maat_compare *c, int b, const char *tag,
-                         const char *hero_name, const char *hero_cmd)
+/* ---- what has been played ------------------------------------------------ */
+
+enum { SIDE_CANDIDATE, SIDE_BASELINE, SIDE_FIELD }; /* field k: 2 + k */
+
+typedef struct tally {
+    int G;                          /* block scores lie on a grid of 1/G */
+    double hist[MAX_GRID + 1], xs[MAX_GRID + 1];
+    int blocks;
+    double sum, sum2;               /* of x */
+    double sc, sb, scc, sbb, scb;   /* of r(candidate), r(baseline) */
+    maat_fault_tally side[SIDE_FIELD + MAX_FIELD];
+} tally;
+
+static int n_sides(const maat_compare *c)
 {
-    int n = 0, cap = 32 + 2 * c->seats + c->n_referee_args;
-    char **argv = calloc((size_t)cap, sizeof *argv), buf[128];
-    argv[n++] = strdup(c->referee);
-    argv[n++] = strdup("--game");
-    argv[n++] = strdup(c->game);
-    argv[n++] = strdup("--seed");
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)(c->seed + (uint64_t)b));
-    argv[n++] = strdup(buf);
-    argv[n++] = strdup("--games");
-    snprintf(buf, sizeof buf, "%d", c->seats);
-    argv[n++] = strdup(buf);
-    argv[n++] = strdup("--same-deal");
-    argv[n++] = strdup("--fixed-seats");
-    argv[n++] = strdup("--quiet");
-    argv[n++] = strdup("--match-id");
-    snprintf(buf, sizeof buf, "compare-%s-%d-%s", c->tag, b, tag);
-    argv[n++] = strdup(buf);
-    argv[n++] = strdup("--ladder");
-    argv[n++] = strdup(c->ladder);
-    for (int s = 0; s < c->seats; s++) {
-        const char *name, *cmd;
-        char fname[32];
-        if (s == 0) {
-            name = hero_name;
-            cmd = hero_cmd;
-        } else if (c->n_field == 0) {
-            /* no field: the baseline is every opponent */
-            if (c->seats == 2)
-                snprintf(fname, sizeof fname, "baseline");
-            else
-                snprintf(fname, sizeof fname, "baseline%d", s);
-            name = fname;
-            cmd = c->baseline;
+    return SIDE_FIELD + c->n_field;
+}
+
+static const char *side_name(int side, char *buf, size_t len)
+{
+    if (side == SIDE_CANDIDATE)
+        return "candidate";
+    if (side == SIDE_BASELINE)
+        return "baseline";
+    snprintf(buf, len, "field bot %d", side - SIDE_FIELD + 1);
+    return buf;
+}
+
+static const char *side_command(const maat_compare *c, int side)
+{
+    return side == SIDE_CANDIDATE  ? c->candidate
+           : side == SIDE_BASELINE ? c->baseline
+                                   : c->field[side - SIDE_FIELD];
+}
+
+/* ---- the referee runs ------------------------------------------------------ */
+
+/* "compare-TAG-B-A": the candidate's run of block b; -B the baseline's. */
+static void run_id(const maat_compare *c, int b, int run, char *out,
+                   size_t len)
+{
+    snprintf(out, len, "compare-%s-%d-%s", c->tag, b, run ? "B" : "A");
+}
+
+/* argv of one run of block b: the hero (candidate in run 0, baseline in
+ * run 1) in seat 0 of game 0, the rest as the design says. */
+static char **run_argv(const maat_compare *c, int b, int run)
+{
+    char id[96], logs[4200], names[MAAT_MAX_SEATS][32];
+    run_id(c, b, run, id, sizeof id);
+    snprintf(logs, sizeof logs, "%s/%s", c->log_dir, id);
+    maat_referee_cmd rc = {
+        .referee = c->referee, .game = c->game,
+        .seed = c->seed + (uint64_t)b, .duplicate = 1, .match_id = id,
+        .ladder = c->ladder, .log_dir = logs, .seats = c->seats,
+        .extra = c->referee_args, .n_extra = c->n_referee_args};
+    rc.name[0] = run ? "baseline" : "candidate";
+    rc.command[0] = run ? c->baseline : c->candidate;
+    for (int s = 1; s < c->seats; s++) {
+        if (c->n_field == 0) { /* the baseline is every opponent */
+            snprintf(names[s], sizeof names[s], c->seats == 2 ? "baseline"
+                                                              : "baseline%d",
+                     s);
+            rc.command[s] = c->baseline;
         } else {
-            snprintf(fname, sizeof fname, "field%d", s);
-            name = fname;
-            cmd = c->field[(b + s - 1) % c->n_field];
+            snprintf(names[s], sizeof names[s], "field%d", s);
+            rc.command[s] = c->field[(b + s - 1) % c->n_field];
         }
-        size_t len = strlen(name) + strlen(cmd) + 2;
-        char *arg = malloc(len);
-        snprintf(arg, len, "%s=%s", name, cmd);
-        argv[n++] = strdup("--bot");
-        argv[n++] = arg;
+        rc.name[s] = names[s];
     }
-    for (int a = 0; a < c->n_referee_args; a++)
-        argv[n++] = strdup(c->referee_args[a]);
-    return argv;
+    return maat_referee_argv(&rc);
 }
 
-/* The mean result of `bot` over the games of match `id`; -1 if missing. */
-static double result_of(const maat_ladder *l, const char *id, const char *bot,
-                        int games)
+/* The side of the bot named `bot` in block b. */
+static int side_of(const maat_compare *c, int b, const char *bot)
+{
+    int s;
+    if (!strcmp(bot, "candidate"))
+        return SIDE_CANDIDATE;
+    if (!strncmp(bot, "baseline", 8))
+        return SIDE_BASELINE;
+    if (sscanf(bot, "field%d", &s) == 1 && s >= 1 && c->n_field)
+        return SIDE_FIELD + (b + s - 1) % c->n_field;
+    return -1;
+}
+
+/* The mean result of `hero` over the games of run `id`, tallying every
+ * seat's faults; -1 if a game is missing. */
+static double run_result(const maat_compare *c, const maat_ladder *l, int b,
+                         const char *id, const char *hero, tally *t)
 {
     char gid[128];
     double sum = 0;
-    for (int k = 0; k < games; k++) {
+    for (int k = 0; k < c->seats; k++) {
         snprintf(gid, sizeof gid, "%s-%d", id, k);
-        const maat_ladder_game *g = NULL;
-        for (size_t i = 0; i < l->count && !g; i++)
-            if (!strcmp(l->games[i].id, gid))
-                g = &l->games[i];
+        const maat_ladder_game *g = maat_ladder_find(l, gid);
         if (!g)
             return -1;
         int me = -1;
-        for (int s = 0; s < g->seats; s++)
-            if (!strcmp(g->bot[s], bot))
+        for (int s = 0; s < g->seats; s++) {
+            int side = side_of(c, b, g->bot[s]);
+            if (side >= 0)
+                maat_fault_tally_add(&t->side[side], g, s);
+            if (!strcmp(g->bot[s], hero))
                 me = s;
+        }
         if (me < 0)
             return -1;
         double beat = 0;
@@ -132,8 +180,229 @@ static double result_of(const maat_ladder *l, const char *id, const char *bot,
                         : g->rank[me] == g->rank[s] ? 0.5 : 0.0;
         sum += beat / (g->seats - 1);
     }
-    return sum / games;
+    return sum / c->seats;
 }
+
+/* Count block b (its games are in l); MAAT_EIO with err if a game is
+ * missing. */
+static int add_block(const maat_compare *c, const maat_ladder *l, int b,
+                     tally *t, maat_error *err)
+{
+    char id[96];
+    run_id(c, b, 0, id, sizeof id);
+    double rc = run_result(c, l, b, id, "candidate", t), rb = 0, x = rc;
+    if (rc >= 0 && c->n_field) {
+        run_id(c, b, 1, id, sizeof id);
+        rb = run_result(c, l, b, id, "baseline", t);
+        x = (rc - rb + 1) / 2;
+    }
+    if (rc < 0 || rb < 0)
+        return maat_error_set(err, MAAT_EIO, "block %d: the referee of %s "
+                              "exited normally but %s lacks its games",
+                              b, id, c->ladder);
+    t->hist[(int)lround(x * t->G)] += 1;
+    t->sum += x;
+    t->sum2 += x * x;
+    t->sc += rc;
+    t->scc += rc * rc;
+    t->sb += rb;
+    t->sbb += rb * rb;
+    t->scb += rc * rb;
+    t->blocks++;
+    return MAAT_OK;
+}
+
+/* ---- the test and the estimate ---------------------------------------------- */
+
+/* L'(e): the slope of the logistic Elo curve. */
+static double elo_slope(double e)
+{
+    double s = maat_elo_to_score(e);
+    return s * (1 - s) * log(10.0) / 400.0;
+}
+
+/* The baseline's Elo against the field, kept finite. */
+static double baseline_vs_field(const tally *t)
+{
+    double m = t->blocks ? t->sb / t->blocks : 0.5;
+    return maat_score_to_elo(fmin(fmax(m, 0.01), 0.99));
+}
+
+/* The expected block score of a head-to-head difference of `elo`. */
+static double expected_x(const maat_compare *c, const tally *t, double elo)
+{
+    if (!c->n_field)
+        return maat_elo_to_score(elo);
+    double eb = baseline_vs_field(t);
+    return (maat_elo_to_score(eb + elo) - maat_elo_to_score(eb) + 1) / 2;
+}
+
+static double llr_of(const maat_compare *c, const tally *t)
+{
+    /* a tiny prior on every grid value keeps the MLE finite while all
+     * blocks so far lie on one side of the hypotheses */
+    double reg[MAX_GRID + 1];
+    for (int i = 0; i <= t->G; i++)
+        reg[i] = t->hist[i] + 1e-3;
+    return maat_gsprt_llr_scores(t->G + 1, t->xs, reg,
+                                 expected_x(c, t, c->elo0),
+                                 expected_x(c, t, c->elo1));
+}
+
+/* Head-to-head Elo, candidate minus baseline, with a 95% interval (the
+ * delta method on the block means). */
+static void estimate(const maat_compare *c, const tally *t, double *elo,
+                     double *lo, double *hi)
+{
+    int n = t->blocks;
+    double mc = t->sc / n, vc = n > 1 ? (t->scc / n - mc * mc) * n / (n - 1)
+                                      : 0;
+    if (!c->n_field) {
+        *elo = maat_score_to_elo(mc);
+        double half = 1.96 * sqrt(fmax(vc, 0) / n);
+        *lo = maat_score_to_elo(mc - half);
+        *hi = maat_score_to_elo(mc + half);
+        return;
+    }
+    double mb = t->sb / n;
+    double vb = n > 1 ? (t->sbb / n - mb * mb) * n / (n - 1) : 0;
+    double cv = n > 1 ? (t->scb / n - mc * mb) * n / (n - 1) : 0;
+    double ec = maat_score_to_elo(mc), eb = maat_score_to_elo(mb);
+    *elo = ec - eb;
+    if (!isfinite(*elo)) {
+        *lo = *hi = *elo;
+        return;
+    }
+    double a = 1 / elo_slope(ec), bb = 1 / elo_slope(eb);
+    double var = (a * a * vc + bb * bb * vb - 2 * a * bb * cv) / n;
+    double half = 1.96 * sqrt(fmax(var, 0));
+    *lo = *elo - half;
+    *hi = *elo + half;
+}
+
+/* At the rate so far (Wald's approximation: the mean LLR step of a
+ * normal with the blocks' mean and variance), how many more blocks until
+ * the LLR reaches a bound; -1 when the step is too small to say. */
+static long more_blocks(const maat_compare *c, const tally *t, double llr,
+                        double lower, double upper)
+{
+    int n = t->blocks;
+    if (n < 2)
+        return -1;
+    double mean = t->sum / n, var = (t->sum2 / n - mean * mean) * n / (n - 1);
+    double s0 = expected_x(c, t, c->elo0), s1 = expected_x(c, t, c->elo1);
+    if (var <= 1e-12)
+        return -1;
+    double step = (s1 - s0) / var * (mean - (s0 + s1) / 2);
+    double left = step > 0 ? upper - llr : lower - llr;
+    if (fabs(step) < 1e-12 || left / step > 1000.0 * n)
+        return -1;
+    return (long)ceil(left / step);
+}
+
+/* ---- output ------------------------------------------------------------------- */
+
+static void print_faults(const maat_compare *c, const tally *t, FILE *out)
+{
+    char buf[32], what[256];
+    fprintf(out, "faults:");
+    for (int s = 0; s < n_sides(c); s++) {
+        maat_fault_tally_describe(&t->side[s], what, sizeof what);
+        fprintf(out, "%s %s %s", s ? ";" : "", side_name(s, buf, sizeof buf),
+                what);
+    }
+    fputc('\n', out);
+}
+
+/* One line every report_every blocks. */
+static void progress(const maat_compare *c, const tally *t, double llr,
+                     double lower, double upper, FILE *out)
+{
+    double elo, lo, hi;
+    estimate(c, t, &elo, &lo, &hi);
+    fprintf(out, "blocks %4d  LLR %+7.3f  [%+.3f, %+.3f]  Elo %+.1f "
+            "[%+.1f, %+.1f]  faults: candidate %d, baseline %d\n", t->blocks,
+            llr, lower, upper, elo, lo, hi, t->side[0].faulty_games,
+            t->side[1].faulty_games);
+    fflush(out);
+}
+
+/* The broken sides, reported on stderr with where to look; how many. */
+static int report_broken(const maat_compare *c, const tally *t)
+{
+    int broken = 0;
+    for (int s = 0; s < n_sides(c); s++) {
+        const maat_fault_tally *ft = &t->side[s];
+        if (!maat_fault_tally_broken(ft, c->fault_share))
+            continue;
+        char buf[32], what[256], match[96];
+        maat_fault_tally_describe(ft, what, sizeof what);
+        snprintf(match, sizeof match, "%s", ft->first_game);
+        char *dash = strrchr(match, '-'); /* game id = match id + "-k" */
+        if (dash)
+            *dash = 0;
+        fprintf(stderr, "maat-ladder compare: the %s is broken, not weak: "
+                "%s\n  first in game %s: %s\n  command: %s\n  its output "
+                "and the other bots' of that match: %s/%s/\n",
+                side_name(s, buf, sizeof buf), what, ft->first_game,
+                ft->first_detail, side_command(c, s), c->log_dir, match);
+        broken++;
+    }
+    return broken;
+}
+
+static void summary(const maat_compare *c, const tally *t, double llr,
+                    double lower, double upper, int verdict, FILE *out)
+{
+    int games = c->seats * (c->n_field ? 2 : 1);
+    fprintf(out, "\nblocks: %d (each %d game%s%s)\n", t->blocks, games,
+            games > 1 ? "s" : "",
+            c->n_field ? ", candidate and baseline on the same deals" : "");
+    fprintf(out, "LLR: %.3f  bounds [%.3f, %.3f]  (elo0 %g, elo1 %g, "
+            "alpha %g, beta %g)\n", llr, lower, upper, c->elo0, c->elo1,
+            c->alpha, c->beta);
+    print_faults(c, t, out);
+    if (verdict < 0) {
+        fprintf(out, "verdict: none: an error (exit 3), see above\n");
+        return;
+    }
+    int n = t->blocks;
+    double mean = t->sum / n;
+    double sd = n > 1 ? sqrt(fmax(t->sum2 / n - mean * mean, 0) * n / (n - 1))
+                      : 0;
+    double elo, lo, hi;
+    estimate(c, t, &elo, &lo, &hi);
+    fprintf(out, "mean block score: %.4f ± %.4f (95%%)\n", mean,
+            1.96 * sd / sqrt(n));
+    fprintf(out, "Elo, candidate minus baseline (head to head): %+.1f  "
+            "[%+.1f, %+.1f] (95%%)\n", elo, lo, hi);
+    fprintf(out, "block scores:\n");
+    for (int i = 0; i <= t->G; i++)
+        if (t->hist[i] > 0) {
+            fprintf(out, "  %5.3f %5.0f ", t->xs[i], t->hist[i]);
+            for (int k = 0; k < (int)(40 * t->hist[i] / n + 0.5); k++)
+                fputc('#', out);
+            fputc('\n', out);
+        }
+    if (verdict == 0) {
+        fprintf(out, "verdict: candidate is NOT WORSE (H1 accepted)\n");
+    } else if (verdict == 1) {
+        fprintf(out, "verdict: candidate is WORSE (H0 accepted)\n");
+    } else {
+        long more = more_blocks(c, t, llr, lower, upper);
+        fprintf(out, "verdict: inconclusive at the block limit (%d): the "
+                "games so far fit both \"%g Elo worse\" and \"%g\"; ", n,
+                c->elo0, c->elo1);
+        if (more > 0)
+            fprintf(out, "at this rate about %ld more blocks would decide "
+                    "(--max-blocks %ld)\n", more, n + more);
+        else
+            fprintf(out, "at this rate far more blocks than %d would be "
+                    "needed\n", n);
+    }
+}
+
+/* ---- the loop ------------------------------------------------------------------ */
 
 static volatile sig_atomic_t stop;
 static void on_signal(int sig)
@@ -142,139 +411,149 @@ static void on_signal(int sig)
     stop = 1;
 }
 
+/* Start the referees of blocks first..first+n-1; their pids in pids[]. */
+static int start_wave(const maat_compare *c, const maat_pin_cpus *cpus,
+                      int first, int n, pid_t *pids, maat_error *err)
+{
+    int runs = c->n_field ? 2 : 1, np = 0;
+    for (int b = first; b < first + n; b++)
+        for (int run = 0; run < runs; run++) {
+            char id[96];
+            run_id(c, b, run, id, sizeof id);
+            /* job slot np, but with a field the candidate's and the
+             * baseline's halves of a block swap slots every other block,
+             * so neither always gets the same core */
+            int slot = np;
+            if (runs == 2 && (b & 1))
+                slot += run ? -1 : 1;
+            char **argv = run_argv(c, b, run);
+            pid_t pid = argv ? maat_referee_start(argv, c->pin ?
+                                   maat_pin_slot_cpu(cpus, slot) : -1, id)
+                             : -1;
+            maat_argv_free(argv);
+            if (pid < 0) {
+                for (int k = 0; k < np; k++) {
+                    kill(pids[k], SIGTERM);
+                    waitpid(pids[k], NULL, 0);
+                }
+                return maat_error_set(err, MAAT_EIO, "cannot start a "
+                                      "referee: %s", strerror(errno));
+            }
+            pids[np++] = pid;
+        }
+    return np;
+}
+
+/* Wait for them; the first failure is described in err. */
+static int wait_wave(const maat_compare *c, int first, const pid_t *pids,
+                     int np, maat_error *err)
+{
+    int rc = MAAT_OK, runs = c->n_field ? 2 : 1;
+    for (int k = 0; k < np; k++) {
+        int status = 0;
+        while (waitpid(pids[k], &status, 0) < 0 && errno == EINTR)
+            if (stop)
+                kill(pids[k], SIGTERM);
+        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+        if (code == 0 || rc || stop)
+            continue;
+        char id[96];
+        int b = first + k / runs, run = k % runs;
+        run_id(c, b, run, id, sizeof id);
+        rc = maat_error_set(err, MAAT_EIO, "block %d, the %s's run: the "
+                            "referee exited with %d%s (its own messages are "
+                            "above); the bots' output: %s/%s/", b,
+                            run ? "baseline" : "candidate", code,
+                            code == 1 ? ", could not hold the match" :
+                            code == 2 ? ", a usage error: check "
+                                        "--referee-arg and the bot "
+                                        "commands" : "",
+                            c->log_dir, id);
+    }
+    return rc;
+}
+
 int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
 {
     maat_pin_cpus cpus = {0};
     int rc = c->pin ? maat_pin_cpus_read(&cpus, err) : MAAT_OK;
     if (rc)
         return rc; /* MAAT_EIO or MAAT_ENOMEM: > 2, an error, not a verdict */
-    /* block scores live on a grid of 1/G; the histogram counts them */
-    int G = 2 * c->seats * (c->seats - 1) * (c->n_field ? 2 : 1);
-    double *hist = calloc((size_t)G + 1, sizeof *hist), *xs = calloc((size_t)G + 1, sizeof *xs);
-    double lower, upper, llr = 0, sum = 0, sum2 = 0;
-    int blocks = 0, verdict = 2, runs_per_block = c->n_field ? 2 : 1;
+    tally *t = calloc(1, sizeof *t);
+    if (!t) {
+        maat_pin_cpus_free(&cpus);
+        return maat_error_set(err, MAAT_ENOMEM, "out of memory");
+    }
+    t->G = 2 * c->seats * (c->seats - 1) * (c->n_field ? 2 : 1);
+    for (int i = 0; i <= t->G; i++)
+        t->xs[i] = (double)i / t->G;
+    maat_ladder l = {0};
+    maat_ladder_cursor cur;
+    maat_ladder_cursor_at_end(&cur, c->ladder);
+    double lower, upper, llr = 0;
+    int verdict = 2, runs = c->n_field ? 2 : 1;
     maat_sprt_bounds(c->alpha, c->beta, &lower, &upper);
-    for (int i = 0; i <= G; i++)
-        xs[i] = (double)i / G;
+    if (!c->quiet) {
+        fprintf(out, "compare: %s, %d seats, blocks of %d games; H0 %g Elo "
+                "(worse), H1 %g Elo (not worse), head to head; alpha %g, beta "
+                "%g; at most %d blocks, %d referees at once\n  candidate: "
+                "%s\n  baseline:  %s\n", c->game, c->seats, c->seats * runs,
+                c->elo0, c->elo1, c->alpha, c->beta, c->max_blocks, c->jobs,
+                c->candidate, c->baseline);
+        for (int i = 0; i < c->n_field; i++)
+            fprintf(out, "  field %d:   %s\n", i + 1, c->field[i]);
+        fprintf(out, "  games in %s, bot output in %s/\n", c->ladder,
+                c->log_dir);
+        fflush(out);
+    }
     struct sigaction sa = {0}, old_int, old_term;
     sa.sa_handler = on_signal;
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
     stop = 0;
-    int wave = c->jobs / runs_per_block > 0 ? c->jobs / runs_per_block : 1;
-    while (blocks < c->max_blocks && !stop) {
-        int first = blocks, n = wave;
+    int wave = c->jobs / runs > 0 ? c->jobs / runs : 1, reported = 0;
+    while (t->blocks < c->max_blocks && !stop) {
+        int first = t->blocks, n = wave;
         if (first + n > c->max_blocks)
             n = c->max_blocks - first;
         pid_t pids[512];
-        int np = 0;
-        for (int b = first; b < first + n; b++) {
-            for (int run = 0; run < runs_per_block; run++) {
-                const char *tag = run ? "B" : "A";
-                char **a = run ? block_argv(c, b, tag, "baseline", c->baseline)
-                               : block_argv(c, b, tag, "candidate",
-                                            c->candidate);
-                char id[64];
-                snprintf(id, sizeof id, "compare-%s-%d-%s", c->tag, b, tag);
-                /* job slot np, but with a field the candidate's and the
-                 * baseline's halves of a block swap slots every other
-                 * block, so neither always gets the same core */
-                int slot = np;
-                if (runs_per_block == 2 && (b & 1))
-                    slot += run ? -1 : 1;
-                int cpu = c->pin ? maat_pin_slot_cpu(&cpus, slot) : -1;
-                pids[np++] = run_referee(a, cpu, id);
-                maat_argv_free(a);
-            }
-        }
-        int bad = 0;
-        for (int k = 0; k < np; k++) {
-            int status;
-            while (waitpid(pids[k], &status, 0) < 0 && errno == EINTR)
-                if (stop)
-                    kill(pids[k], SIGTERM);
-            bad |= !WIFEXITED(status) || WEXITSTATUS(status) != 0;
-        }
-        if (stop)
+        int np = start_wave(c, &cpus, first, n, pids, err);
+        rc = np < 0 ? np : wait_wave(c, first, pids, np, err);
+        if (rc || stop)
             break;
-        if (bad) {
-            maat_error_set(err, MAAT_EIO, "a referee run failed (blocks %d.."
-                           "%d); run one by hand to see why", first,
-                           first + n - 1);
-            verdict = -1;
+        rc = maat_ladder_follow(&l, &cur, stderr, err);
+        for (int b = first; b < first + n && !rc; b++)
+            rc = add_block(c, &l, b, t, err);
+        if (rc)
+            break;
+        if (report_broken(c, t)) {
+            rc = maat_error_set(err, MAAT_EBROKEN, "a bot is broken (above): "
+                                "no verdict");
             break;
         }
-        maat_ladder l = {0};
-        maat_ladder_read(&l, c->ladder, 0, stderr, NULL);
-        for (int b = first; b < first + n; b++) {
-            char id[64];
-            snprintf(id, sizeof id, "compare-%s-%d-A", c->tag, b);
-            double x = result_of(&l, id, "candidate", c->seats);
-            if (c->n_field) {
-                snprintf(id, sizeof id, "compare-%s-%d-B", c->tag, b);
-                double y = result_of(&l, id, "baseline", c->seats);
-                x = (x < 0 || y < 0) ? -1 : (x - y + 1) / 2;
-            }
-            if (x < 0)
-                continue;
-            hist[(int)lround(x * G)] += 1;
-            sum += x;
-            sum2 += x * x;
-            blocks++;
-        }
-        maat_ladder_free(&l);
-        /* a tiny prior on every grid value keeps the MLE finite while all
-         * blocks so far lie on one side of the hypotheses */
-        double reg[1024];
-        for (int i = 0; i <= G && i < 1024; i++)
-            reg[i] = hist[i] + 1e-3;
-        llr = maat_gsprt_llr(G + 1, xs, reg, c->elo0, c->elo1);
-        if (!c->quiet)
-            fprintf(out, "blocks %4d  LLR %+7.3f  [%+.3f, %+.3f]\n", blocks,
-                    llr, lower, upper);
-        if (llr >= upper) {
+        llr = llr_of(c, t);
+        if (llr >= upper)
             verdict = 0;
-            break;
-        }
-        if (llr <= lower) {
+        else if (llr <= lower)
             verdict = 1;
-            break;
+        if (!c->quiet && (t->blocks / c->report_every > reported ||
+                          verdict != 2 || t->blocks == c->max_blocks)) {
+            reported = t->blocks / c->report_every;
+            progress(c, t, llr, lower, upper, out);
         }
+        if (verdict != 2)
+            break;
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    if (verdict >= 0 && blocks > 0 && !stop) {
-        double mean = sum / blocks;
-        double sd = blocks > 1 ? sqrt(fmax(sum2 / blocks - mean * mean, 0) *
-                                      blocks / (blocks - 1)) : 0;
-        double half = 1.96 * sd / sqrt(blocks);
-        fprintf(out, "\nblocks: %d (each %d game%s%s)\n", blocks,
-                c->seats * runs_per_block, c->seats * runs_per_block > 1 ? "s" : "",
-                c->n_field ? ", candidate and baseline on the same deals" : "");
-        fprintf(out, "LLR: %.3f  bounds [%.3f, %.3f]  (elo0 %g, elo1 %g, "
-                "alpha %g, beta %g)\n", llr, lower, upper, c->elo0, c->elo1,
-                c->alpha, c->beta);
-        fprintf(out, "mean block score: %.4f ± %.4f (95%%)\n", mean, half);
-        fprintf(out, "Elo-style estimate: %+.1f  [%+.1f, %+.1f] (95%%)\n",
-                maat_score_to_elo(mean), maat_score_to_elo(mean - half),
-                maat_score_to_elo(mean + half));
-        fprintf(out, "block scores:\n");
-        for (int i = 0; i <= G; i++)
-            if (hist[i] > 0) {
-                fprintf(out, "  %5.3f %5.0f ", xs[i], hist[i]);
-                for (int k = 0; k < (int)(40 * hist[i] / blocks + 0.5); k++)
-                    fputc('#', out);
-                fputc('\n', out);
-            }
-        fprintf(out, "verdict: %s\n",
-                verdict == 0 ? "candidate is NOT WORSE (H1 accepted)"
-                : verdict == 1 ? "candidate is WORSE (H0 accepted)"
-                               : "inconclusive at the block limit");
-    }
-    free(hist);
-    free(xs);
-    maat_pin_cpus_free(&cpus);
     if (stop)
-        return maat_error_set(err, MAAT_ESTATE, "interrupted");
-    return verdict < 0 ? MAAT_EIO : verdict;
+        rc = maat_error_set(err, MAAT_ESTATE, "interrupted after %d blocks",
+                            t->blocks);
+    if (!stop && (rc || t->blocks > 0))
+        summary(c, t, llr, lower, upper, rc ? -1 : verdict, out);
+    fflush(out);
+    free(t);
+    maat_ladder_free(&l);
+    maat_pin_cpus_free(&cpus);
+    return rc ? rc : verdict;
 }

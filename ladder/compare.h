@@ -7,26 +7,43 @@
 
 #include "maat/error.h"
 
+/* The defaults (docs/CI.md, "Choosing the defaults", has the numbers). */
+#define MAAT_COMPARE_ELO0 -20.0
+#define MAAT_COMPARE_ELO1 0.0
+#define MAAT_COMPARE_ALPHA 0.05
+#define MAAT_COMPARE_BETA 0.05
+#define MAAT_COMPARE_MAX_BLOCKS 200
+
 typedef struct maat_compare {
     const char *candidate, *baseline; /* bot commands */
     const char *field[16];
     int n_field;
     const char *game;
     int seats;
-    double elo0, elo1, alpha, beta;
+    double elo0, elo1, alpha, beta; /* Elo: head to head, candidate minus
+                                       baseline */
     int max_blocks, jobs;
     uint64_t seed;
     const char *referee;
-    const char *ladder; /* where the referees append */
+    const char *ladder;  /* where the referees append */
+    const char *log_dir; /* each referee's bot logs go to LOG_DIR/MATCH/ */
     char **referee_args;
     int n_referee_args;
+    double fault_share;  /* faults.h */
+    int report_every;    /* blocks between progress lines */
     int quiet;
     int pin;  /* one CPU per referee running at once (pin.h) */
     char tag[24]; /* unique per run: match ids never meet an old run's */
 } maat_compare;
 
+/* The defaults above; 2 seats of pyramids, 2 jobs, seed 1, fault share
+ * MAAT_FAULT_SHARE, a progress line every 10 blocks. */
+void maat_compare_defaults(maat_compare *c);
+
 /* Play blocks until the SPRT decides.  Returns 0 (not worse), 1 (worse),
- * 2 (inconclusive at max_blocks), or a MAAT_E* code > 2 with err. */
+ * 2 (inconclusive at max_blocks), or a MAAT_E* code > 2 with err: a
+ * referee that failed, a broken bot (MAAT_EBROKEN, reported on stderr),
+ * an interrupt (MAAT_ESTATE). */
 int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err);
 
 #endif

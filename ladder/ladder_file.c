@@ -103,7 +103,84 @@ static int index_grow(maat_ladder *l)
 
 int maat_ladder_has(const maat_ladder *l, const char *id)
 {
-    return l->n_slots && *slot_of(l, id) != 0;
+    return maat_ladder_find(l, id) != NULL;
+}
+
+const maat_ladder_game *maat_ladder_find(const maat_ladder *l, const char *id)
+{
+    size_t slot = l->n_slots ? *slot_of(l, id) : 0;
+    return slot ? &l->games[slot - 1] : NULL;
+}
+
+/* Add one parsed game (dedup by id); MAAT_ENOMEM only. */
+static int add_game(maat_ladder *l, maat_ladder_game *g, json_t *j)
+{
+    if (maat_ladder_has(l, g->id)) {
+        l->duplicates++;
+        json_decref(j);
+        return MAAT_OK;
+    }
+    if ((l->count + 1) * 2 > l->n_slots && index_grow(l) != 0) {
+        json_decref(j);
+        return MAAT_ENOMEM;
+    }
+    if (l->count == l->cap) {
+        size_t c = l->cap ? l->cap * 2 : 256;
+        maat_ladder_game *gs = realloc(l->games, c * sizeof *gs);
+        if (!gs) {
+            json_decref(j);
+            return MAAT_ENOMEM;
+        }
+        l->games = gs;
+        l->cap = c;
+    }
+    g->line = j;
+    l->games[l->count++] = *g;
+    *slot_of(l, g->id) = l->count;
+    return MAAT_OK;
+}
+
+/* Read lines from f, starting at byte *offset (line number *lineno).  With
+ * `whole_only`, an unterminated last line (a writer still writing) is left
+ * unread for the next call; otherwise it is a torn line, reported. */
+static int read_lines(maat_ladder *l, FILE *f, const char *path, long *offset,
+                      int *lineno, int whole_only, FILE *report,
+                      maat_error *err)
+{
+    if (fseek(f, *offset, SEEK_SET) != 0)
+        return maat_error_set(err, MAAT_EIO, "%s: %s", path, strerror(errno));
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t n;
+    int rc = MAAT_OK;
+    while (rc == MAAT_OK && (n = getline(&line, &cap, f)) >= 0) {
+        int torn = n == 0 || line[n - 1] != '\n';
+        if (torn && whole_only)
+            break;
+        *offset += (long)n;
+        ++*lineno;
+        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+            line[--n] = 0;
+        if (n == 0)
+            continue;
+        json_error_t je;
+        json_t *j = json_loadb(line, (size_t)n, 0, &je);
+        const char *why = je.text;
+        maat_ladder_game g;
+        if (!j || parse_game(j, &g, &why) != 0) {
+            if (report)
+                fprintf(report, "%s:%d: %s; line skipped%s\n", path, *lineno,
+                        why, torn ? " (a torn last line: a writer stopped "
+                                    "mid-write)" : "");
+            l->bad_lines++;
+            json_decref(j);
+            continue;
+        }
+        if (add_game(l, &g, j))
+            rc = maat_error_set(err, MAAT_ENOMEM, "out of memory");
+    }
+    free(line);
+    return rc;
 }
 
 int maat_ladder_read(maat_ladder *l, const char *path, int missing_ok,
@@ -115,60 +192,51 @@ int maat_ladder_read(maat_ladder *l, const char *path, int missing_ok,
             return MAAT_OK;
         return maat_error_set(err, MAAT_EIO, "%s: %s", path, strerror(errno));
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t n;
+    long offset = 0;
     int lineno = 0;
-    while ((n = getline(&line, &cap, f)) >= 0) {
-        lineno++;
-        int torn = n == 0 || line[n - 1] != '\n';
-        while (n > 0 && (line[n - 1] == '\n' || line[n - 1] == '\r'))
-            line[--n] = 0;
-        if (n == 0)
-            continue;
-        json_error_t je;
-        json_t *j = json_loadb(line, (size_t)n, 0, &je);
-        const char *why = je.text;
-        maat_ladder_game g;
-        if (!j || parse_game(j, &g, &why) != 0) {
-            if (report)
-                fprintf(report, "%s:%d: %s; line skipped%s\n", path, lineno,
-                        why, torn ? " (a torn last line: a writer stopped "
-                                    "mid-write)" : "");
-            l->bad_lines++;
-            json_decref(j);
-            continue;
-        }
-        if (maat_ladder_has(l, g.id)) {
-            l->duplicates++;
-            json_decref(j);
-            continue;
-        }
-        if ((l->count + 1) * 2 > l->n_slots && index_grow(l) != 0) {
-            json_decref(j);
-            free(line);
-            fclose(f);
-            return maat_error_set(err, MAAT_ENOMEM, "out of memory");
-        }
-        if (l->count == l->cap) {
-            size_t c = l->cap ? l->cap * 2 : 256;
-            maat_ladder_game *gs = realloc(l->games, c * sizeof *gs);
-            if (!gs) {
-                json_decref(j);
-                free(line);
-                fclose(f);
-                return maat_error_set(err, MAAT_ENOMEM, "out of memory");
-            }
-            l->games = gs;
-            l->cap = c;
-        }
-        g.line = j;
-        l->games[l->count++] = g;
-        *slot_of(l, g.id) = l->count;
-    }
-    free(line);
+    int rc = read_lines(l, f, path, &offset, &lineno, 0, report, err);
     fclose(f);
-    return MAAT_OK;
+    return rc;
+}
+
+int maat_ladder_follow(maat_ladder *l, maat_ladder_cursor *c, FILE *report,
+                       maat_error *err)
+{
+    FILE *f = fopen(c->path, "r");
+    if (!f)
+        return errno == ENOENT ? MAAT_OK
+                               : maat_error_set(err, MAAT_EIO, "%s: %s",
+                                                c->path, strerror(errno));
+    size_t before = l->count;
+    int rc = read_lines(l, f, c->path, &c->offset, &c->lineno, 1, report,
+                        err);
+    fclose(f);
+    c->added = l->count - before;
+    return rc;
+}
+
+void maat_ladder_cursor_at_end(maat_ladder_cursor *c, const char *path)
+{
+    memset(c, 0, sizeof *c);
+    c->path = path;
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return;
+    char buf[65536];
+    size_t n;
+    int last = '\n';
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0) { /* lines, for file:line */
+        for (char *p = buf; (p = memchr(p, '\n', n - (size_t)(p - buf)));
+             p++)
+            c->lineno++;
+        c->offset += (long)n;
+        last = buf[n - 1];
+    }
+    /* an unterminated last line belongs to a writer still writing, or is
+     * torn: either way later lines start after it */
+    if (last != '\n')
+        c->lineno++;
+    fclose(f);
 }
 
 void maat_ladder_free(maat_ladder *l)

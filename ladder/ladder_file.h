@@ -14,7 +14,9 @@
 
 #include "maat/game.h"
 
-enum { LADDER_FAULT_KINDS = 5 }; /* as maat-referee: timeout .. no_hello */
+/* as maat-referee, in its order */
+enum { LADDER_FAULT_TIMEOUT, LADDER_FAULT_ILLEGAL, LADDER_FAULT_MALFORMED,
+       LADDER_FAULT_CRASH, LADDER_FAULT_NO_HELLO, LADDER_FAULT_KINDS };
 extern const char *const maat_ladder_fault_names[LADDER_FAULT_KINDS];
 
 typedef struct maat_ladder_game {
@@ -43,6 +45,24 @@ typedef struct maat_ladder {
 int maat_ladder_read(maat_ladder *l, const char *path, int missing_ok,
                      FILE *report, maat_error *err);
 int maat_ladder_has(const maat_ladder *l, const char *id);
+/* The game with this id, or NULL. */
+const maat_ladder_game *maat_ladder_find(const maat_ladder *l, const char *id);
+
+/* Following a file that referees are appending to: each call reads only the
+ * lines added since the last one, so a long run never re-reads the whole
+ * file.  A last line without its newline yet is left for the next call. */
+typedef struct maat_ladder_cursor {
+    const char *path;
+    long offset; /* bytes consumed */
+    int lineno;  /* lines consumed, for file:line in reports */
+    size_t added; /* games the last follow added */
+} maat_ladder_cursor;
+
+/* A cursor past everything `path` holds now (its old games are skipped). */
+void maat_ladder_cursor_at_end(maat_ladder_cursor *c, const char *path);
+/* Append the games of the new whole lines to `l`; a missing file has none. */
+int maat_ladder_follow(maat_ladder *l, maat_ladder_cursor *c, FILE *report,
+                       maat_error *err);
 void maat_ladder_free(maat_ladder *l);
 
 #endif

@@ -36,6 +36,8 @@ static double lambda_for(int k, const double *x, const double *f, double s)
     hi -= eps;
     for (int it = 0; it < 200; it++) {
         double mid = 0.5 * (lo + hi), g = 0;
+        if (mid <= lo || mid >= hi)
+            break; /* the interval is one double wide: converged */
         for (int i = 0; i < k; i++)
             g += f[i] * (x[i] - s) / (1.0 + mid * (x[i] - s));
         if (g > 0)
@@ -49,6 +51,13 @@ static double lambda_for(int k, const double *x, const double *f, double s)
 double maat_gsprt_llr(int k, const double *x, const double *count,
                       double elo0, double elo1)
 {
+    return maat_gsprt_llr_scores(k, x, count, maat_elo_to_score(elo0),
+                                 maat_elo_to_score(elo1));
+}
+
+double maat_gsprt_llr_scores(int k, const double *x, const double *count,
+                             double s0, double s1)
+{
     double n = 0, f[1024];
     if (k > 1024)
         return NAN;
@@ -58,7 +67,6 @@ double maat_gsprt_llr(int k, const double *x, const double *count,
         return 0;
     for (int i = 0; i < k; i++)
         f[i] = count[i] / n;
-    double s0 = maat_elo_to_score(elo0), s1 = maat_elo_to_score(elo1);
     double l0 = lambda_for(k, x, f, s0), l1 = lambda_for(k, x, f, s1);
     if (isnan(l0) || isnan(l1))
         return 0; /* all outcomes on one side: no information yet */

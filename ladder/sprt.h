@@ -15,6 +15,9 @@ double maat_score_to_elo(double score);
 /* LLR of H1 vs H0 for k outcome values x[] in [0,1] seen count[] times. */
 double maat_gsprt_llr(int k, const double *x, const double *count,
                       double elo0, double elo1);
+/* The same with the expected scores of H0 and H1 given directly. */
+double maat_gsprt_llr_scores(int k, const double *x, const double *count,
+                             double s0, double s1);
 /* Bounds: lower ln(beta/(1-alpha)), upper ln((1-beta)/alpha). */
 void maat_sprt_bounds(double alpha, double beta, double *lower,
                       double *upper);

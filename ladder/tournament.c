@@ -13,8 +13,10 @@
 
 #include <jansson.h>
 
+#include "faults.h"
 #include "ladder_file.h"
 #include "pin.h"
+#include "referee_cmd.h"
 #include "standings.h"
 #include "tournament.h"
 
@@ -25,6 +27,65 @@ static int fail(maat_error *err, const char *path, const char *what)
     return maat_error_set(err, MAAT_EINVAL, "%s: %s", path, what);
 }
 
+/* The fields of a config and the JSON type each must have. */
+static const struct {
+    const char *name;
+    json_type type;
+} fields[] = {
+    {"name", JSON_STRING},      {"game", JSON_STRING},
+    {"seats", JSON_INTEGER},    {"matches", JSON_INTEGER},
+    {"format", JSON_STRING},    {"duplicate", JSON_TRUE},
+    {"jobs", JSON_INTEGER},     {"seed", JSON_INTEGER},
+    {"ladder", JSON_STRING},    {"referee", JSON_STRING},
+    {"referee_args", JSON_ARRAY}, {"bots", JSON_ARRAY},
+    {"hero", JSON_STRING},      {"pin", JSON_TRUE},
+};
+
+static const char *type_name(json_type t)
+{
+    switch (t) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "a whole number";
+    case JSON_REAL: return "a fractional number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "true or false";
+    default: return "null";
+    }
+}
+
+/* Every field known and of its type: "FILE: field 'seats' must be a whole
+ * number, not a string". */
+static int check_fields(json_t *j, const char *path, maat_error *err)
+{
+    if (!json_is_object(j))
+        return maat_error_set(err, MAAT_EINVAL, "%s: the config must be a "
+                              "JSON object ({...}), not %s", path,
+                              type_name(json_typeof(j)));
+    const char *key;
+    json_t *v;
+    json_object_foreach(j, key, v) {
+        size_t k = 0, n = sizeof fields / sizeof fields[0];
+        while (k < n && strcmp(fields[k].name, key))
+            k++;
+        if (k == n)
+            return maat_error_set(err, MAAT_EINVAL, "%s: unknown field '%s' "
+                                  "(fields: name, game, seats, matches, "
+                                  "format, duplicate, jobs, seed, ladder, "
+                                  "referee, referee_args, bots, hero, pin)",
+                                  path, key);
+        json_type want = fields[k].type, got = json_typeof(v);
+        if (got == JSON_FALSE)
+            got = JSON_TRUE;
+        if (got != want)
+            return maat_error_set(err, MAAT_EINVAL, "%s: field '%s' must be "
+                                  "%s, not %s", path, key, type_name(want),
+                                  type_name(got));
+    }
+    return MAAT_OK;
+}
+
 int maat_tournament_load(maat_tournament *t, const char *path,
                          maat_error *err)
 {
@@ -33,46 +94,44 @@ int maat_tournament_load(maat_tournament *t, const char *path,
     json_error_t je;
     json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!j)
-        return maat_error_set(err, MAAT_EINVAL, "%s:%d: %s", path, je.line,
-                              je.text);
-    static const char *const known[] = {
-        "name", "game", "seats", "matches", "format", "duplicate", "jobs",
-        "seed", "ladder", "referee", "referee_args", "bots", "hero", "pin",
-        NULL};
-    const char *key;
+        return je.line > 0 ? maat_error_set(err, MAAT_EINVAL, "%s:%d: %s",
+                                            path, je.line, je.text)
+                           : maat_error_set(err, MAAT_EINVAL, "%s", je.text);
     json_t *v;
-    int rc = MAAT_OK;
-    json_object_foreach(j, key, v) {
-        int ok = 0;
-        for (const char *const *k = known; *k; k++)
-            ok |= !strcmp(key, *k);
-        if (!ok) {
-            rc = maat_error_set(err, MAAT_EINVAL, "%s: unknown field '%s'",
-                                path, key);
-            goto out;
-        }
-    }
+    int rc = check_fields(j, path, err);
+    if (rc)
+        goto out;
     const char *name = json_string_value(json_object_get(j, "name"));
     const char *game = json_string_value(json_object_get(j, "game"));
     snprintf(t->name, sizeof t->name, "%s", name ? name : "tournament");
     snprintf(t->game, sizeof t->game, "%s", game ? game : "pyramids");
     const maat_rules *r = maat_rules_find(t->game);
     if (!r) {
-        rc = fail(err, path, "field 'game' names no known game");
+        int n;
+        const maat_rules *const *all = maat_rules_all(&n);
+        char names[256] = "";
+        for (int i = 0; i < n; i++)
+            snprintf(names + strlen(names), sizeof names - strlen(names),
+                     "%s%s", i ? ", " : "", all[i]->name);
+        rc = maat_error_set(err, MAAT_EINVAL, "%s: field 'game': no game "
+                            "named '%s' (games: %s)", path, t->game, names);
         goto out;
     }
-    json_int_t seats = json_integer_value(json_object_get(j, "seats"));
+    json_t *jseats = json_object_get(j, "seats");
+    json_int_t seats = json_integer_value(jseats);
     t->seats = seats < 0 || seats > 64 ? -1 : (int)seats;
     if (t->seats < r->min_seats || t->seats > r->max_seats) {
-        rc = maat_error_set(err, MAAT_EINVAL, "%s: field 'seats' must be %d "
-                            "to %d for %s", path, r->min_seats, r->max_seats,
-                            t->game);
+        rc = maat_error_set(err, MAAT_EINVAL, "%s: field 'seats' %s: %s is "
+                            "played by %d to %d seats", path, jseats ?
+                            "is out of range" : "is required", t->game,
+                            r->min_seats, r->max_seats);
         goto out;
     }
     json_int_t matches = json_integer_value(json_object_get(j, "matches"));
     t->matches = matches < 1 || matches > 10000000 ? -1 : (int)matches;
     if (t->matches < 1) {
-        rc = fail(err, path, "field 'matches' must be a number >= 1");
+        rc = fail(err, path, "field 'matches' must be a whole number from 1 "
+                  "to 10000000 (and is required)");
         goto out;
     }
     const char *format = json_string_value(json_object_get(j, "format"));
@@ -89,19 +148,19 @@ int maat_tournament_load(maat_tournament *t, const char *path,
     }
     json_t *dup = json_object_get(j, "duplicate");
     t->duplicate = dup ? json_is_true(dup) : 1;
-    json_t *pin = json_object_get(j, "pin");
-    if (pin && !json_is_boolean(pin)) {
-        rc = fail(err, path, "field 'pin' must be true or false");
-        goto out;
-    }
-    t->pin = pin && json_is_true(pin);
+    t->pin = json_is_true(json_object_get(j, "pin"));
     json_t *jobs = json_object_get(j, "jobs");
     json_int_t njobs = jobs ? json_integer_value(jobs) : 1;
     t->jobs = njobs < 1 || njobs > 256 ? -1 : (int)njobs;
     json_t *seed = json_object_get(j, "seed");
     t->seed = seed ? (uint64_t)json_integer_value(seed) : 1;
-    if (t->jobs < 1 || t->jobs > 256 || (seed && json_integer_value(seed) < 0)) {
-        rc = fail(err, path, "field 'jobs' must be 1..256 and 'seed' >= 0");
+    if (t->jobs < 1 || t->jobs > 256) {
+        rc = fail(err, path, "field 'jobs' must be a whole number from 1 to "
+                  "256 (referees running at once)");
+        goto out;
+    }
+    if (seed && json_integer_value(seed) < 0) {
+        rc = fail(err, path, "field 'seed' must be 0 or more");
         goto out;
     }
     const char *ladder = json_string_value(json_object_get(j, "ladder"));
@@ -117,7 +176,9 @@ int maat_tournament_load(maat_tournament *t, const char *path,
     t->referee_args = calloc(json_array_size(args) + 1, sizeof(char *));
     json_array_foreach(args, i, v) {
         if (!json_is_string(v)) {
-            rc = fail(err, path, "field 'referee_args' must be strings");
+            rc = maat_error_set(err, MAAT_EINVAL, "%s: referee_args[%zu] "
+                                "must be a string, not %s", path, i,
+                                type_name(json_typeof(v)));
             goto out;
         }
         t->referee_args[t->n_referee_args++] = strdup(json_string_value(v));
@@ -127,6 +188,15 @@ int maat_tournament_load(maat_tournament *t, const char *path,
     json_array_foreach(bots, i, v) {
         const char *bn = json_string_value(json_object_get(v, "name"));
         const char *bc = json_string_value(json_object_get(v, "command"));
+        const char *bk;
+        json_t *bv;
+        json_object_foreach(v, bk, bv)
+            if (strcmp(bk, "name") && strcmp(bk, "command")) {
+                rc = maat_error_set(err, MAAT_EINVAL, "%s: bots[%zu]: unknown "
+                                    "field '%s' (a bot has a name and a "
+                                    "command)", path, i, bk);
+                goto out;
+            }
         if (!bn || !bc || !*bn || strlen(bn) >= sizeof t->bots[0].name ||
             strspn(bn, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                        "0123456789-_.") != strlen(bn)) {
@@ -236,88 +306,21 @@ int maat_tournament_lineup(const maat_tournament *t, int i, int *bots)
     return 0;
 }
 
-/* Rating-based matchmaking: the bot with the fewest games, then the bots
- * nearest to it in displayed rating. */
-static void ladder_lineup(const maat_tournament *t, int *bots)
-{
-    maat_ladder l = {0};
-    maat_standings s = {0};
-    maat_rating_params p;
-    maat_rating_params_default(&p);
-    maat_ladder_read(&l, t->ladder, 1, NULL, NULL);
-    maat_standings_compute(&l, t->game, &p, &s);
-    double rating[256];
-    int games[256], used[256] = {0};
-    for (int b = 0; b < t->n_bots && b < 256; b++) {
-        maat_standing *row = maat_standings_row(&s, t->bots[b].name, t->game,
-                                                &p);
-        rating[b] = row ? maat_rating_display(&row->rating) : 0;
-        games[b] = row ? row->games : 0;
-    }
-    int first = 0;
-    for (int b = 1; b < t->n_bots && b < 256; b++)
-        if (games[b] < games[first])
-            first = b;
-    bots[0] = first;
-    used[first] = 1;
-    for (int k = 1; k < t->seats; k++) {
-        int best = -1;
-        for (int b = 0; b < t->n_bots && b < 256; b++)
-            if (!used[b] && (best < 0 || fabs(rating[b] - rating[first]) <
-                                             fabs(rating[best] - rating[first])))
-                best = b;
-        bots[k] = best;
-        used[best] = 1;
-    }
-    maat_standings_free(&s);
-    maat_ladder_free(&l);
-}
-
 char **maat_tournament_argv(const maat_tournament *t, int i, const int *bots,
                             const char *ladder)
 {
-    int cap = 24 + 2 * t->seats + t->n_referee_args, n = 0;
-    char **argv = calloc((size_t)cap, sizeof *argv), id[96], buf[64];
-    if (!argv)
-        return NULL;
+    char id[96];
     maat_tournament_match_id(t, i, id, sizeof id);
-    argv[n++] = strdup(t->referee ? t->referee : "maat-referee");
-    argv[n++] = strdup("--game");
-    argv[n++] = strdup(t->game);
-    argv[n++] = strdup("--seed");
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)(t->seed + (uint64_t)i));
-    argv[n++] = strdup(buf);
-    argv[n++] = strdup("--match-id");
-    argv[n++] = strdup(id);
-    argv[n++] = strdup("--ladder");
-    argv[n++] = strdup(ladder);
-    argv[n++] = strdup("--quiet");
-    if (t->duplicate) {
-        argv[n++] = strdup("--games");
-        snprintf(buf, sizeof buf, "%d", t->seats);
-        argv[n++] = strdup(buf);
-        argv[n++] = strdup("--same-deal");
-        argv[n++] = strdup("--fixed-seats");
-    }
+    maat_referee_cmd c = {
+        .referee = t->referee, .game = t->game,
+        .seed = t->seed + (uint64_t)i, .duplicate = t->duplicate,
+        .match_id = id, .ladder = ladder, .seats = t->seats,
+        .extra = t->referee_args, .n_extra = t->n_referee_args};
     for (int s = 0; s < t->seats; s++) {
-        const maat_tour_bot *b = &t->bots[bots[s]];
-        size_t len = strlen(b->name) + strlen(b->command) + 2;
-        char *arg = malloc(len);
-        snprintf(arg, len, "%s=%s", b->name, b->command);
-        argv[n++] = strdup("--bot");
-        argv[n++] = arg;
+        c.name[s] = t->bots[bots[s]].name;
+        c.command[s] = t->bots[bots[s]].command;
     }
-    for (int a = 0; a < t->n_referee_args; a++)
-        argv[n++] = strdup(t->referee_args[a]);
-    argv[n] = NULL;
-    return argv;
-}
-
-void maat_argv_free(char **argv)
-{
-    for (char **a = argv; a && *a; a++)
-        free(*a);
-    free(argv);
+    return maat_referee_argv(&c);
 }
 
 /* Is every game of match i in the ladder? */
@@ -333,6 +336,107 @@ static int match_done(const maat_tournament *t, const maat_ladder *l, int i)
     return 1;
 }
 
+/* ---- what the run knows of the ladder file ---------------------------- */
+
+/* Every game in the file, read once and then followed (only new lines),
+ * with the standings of the tournament's game kept up to date game by game
+ * for the ladder format, faults since the start for the progress line, and
+ * each bot's fault tally over this tournament's games. */
+typedef struct follower {
+    maat_ladder l;
+    maat_ladder_cursor cur;
+    size_t seen;          /* games already accounted for */
+    size_t at_start;      /* games in the file when the run began */
+    maat_standings s;
+    maat_rating_params p;
+    int faults;           /* fault events in games added during the run */
+    maat_fault_tally *tally; /* per bot of the config */
+} follower;
+
+/* Is game g one of tournament t's ("<name>-<i>-<k>")? */
+static int ours(const maat_tournament *t, const maat_ladder_game *g)
+{
+    size_t n = strlen(t->name);
+    return !strncmp(g->id, t->name, n) && g->id[n] == '-';
+}
+
+static void follow(const maat_tournament *t, follower *f, FILE *report)
+{
+    maat_error err = {0};
+    maat_ladder_follow(&f->l, &f->cur, report, &err);
+    for (; f->seen < f->l.count; f->seen++) {
+        const maat_ladder_game *g = &f->l.games[f->seen];
+        if (f->seen >= f->at_start)
+            for (int s = 0; s < g->seats; s++)
+                for (int k = 0; k < LADDER_FAULT_KINDS; k++)
+                    f->faults += g->faults[s][k];
+        if (strcmp(g->game, t->game))
+            continue;
+        if (t->format == TOUR_LADDER)
+            maat_standings_add(&f->s, g, &f->p);
+        if (!ours(t, g))
+            continue;
+        for (int s = 0; s < g->seats; s++)
+            for (int b = 0; b < t->n_bots; b++)
+                if (!strcmp(g->bot[s], t->bots[b].name))
+                    maat_fault_tally_add(&f->tally[b], g, s);
+    }
+}
+
+/* ---- rating-based matchmaking ---------------------------------------- */
+
+/* The bot with the fewest games -- counting the games of the matches
+ * running now -- then, seat by seat, the opponent that shares the fewest
+ * running matches with those chosen, then the nearest in displayed
+ * rating, then the one with fewer games.  Counting the running matches
+ * keeps `jobs` matches started at once from all being the same pairing. */
+static void ladder_lineup(const maat_tournament *t, follower *f,
+                          int running, int (*lineup)[MAAT_MAX_SEATS],
+                          int *bots)
+{
+    enum { N = 256 };
+    double rating[N];
+    int games[N], used[N] = {0}, n = t->n_bots < N ? t->n_bots : N;
+    for (int b = 0; b < n; b++) {
+        maat_standing *row = maat_standings_row(&f->s, t->bots[b].name,
+                                                t->game, &f->p);
+        rating[b] = row ? maat_rating_display(&row->rating) : 0;
+        games[b] = row ? row->games : 0;
+    }
+    for (int r = 0; r < running; r++)
+        for (int s = 0; s < t->seats; s++)
+            games[lineup[r][s]] += games_per_match(t);
+    int first = 0;
+    for (int b = 1; b < n; b++)
+        if (games[b] < games[first])
+            first = b;
+    bots[0] = first;
+    used[first] = 1;
+    for (int k = 1; k < t->seats; k++) {
+        int best = -1, best_met = 0;
+        for (int b = 0; b < n; b++) {
+            if (used[b])
+                continue;
+            int met = 0; /* running matches b shares with the chosen */
+            for (int r = 0; r < running; r++)
+                for (int s = 0; s < t->seats; s++)
+                    for (int c = 0; c < k && lineup[r][s] == b; c++)
+                        for (int q = 0; q < t->seats; q++)
+                            met += lineup[r][q] == bots[c];
+            double d = fabs(rating[b] - rating[first]);
+            double bd = best < 0 ? 0 : fabs(rating[best] - rating[first]);
+            if (best < 0 || met < best_met ||
+                (met == best_met && (d < bd || (d == bd &&
+                                                games[b] < games[best])))) {
+                best = b;
+                best_met = met;
+            }
+        }
+        bots[k] = best;
+        used[best] = 1;
+    }
+}
+
 /* ---- running -------------------------------------------------------- */
 
 static volatile sig_atomic_t interrupted;
@@ -341,29 +445,6 @@ static void on_signal(int sig)
 {
     (void)sig;
     interrupted = 1;
-}
-
-/* Faults in lines appended since *offset (progress display only). */
-static int new_faults(const char *path, long *offset)
-{
-    FILE *f = fopen(path, "r");
-    int n = 0;
-    if (!f)
-        return 0;
-    if (fseek(f, *offset, SEEK_SET) == 0) {
-        char *line = NULL;
-        size_t cap = 0;
-        ssize_t len;
-        while ((len = getline(&line, &cap, f)) > 0 && line[len - 1] == '\n') {
-            json_t *j = json_loadb(line, (size_t)len, 0, NULL);
-            n += (int)json_array_size(json_object_get(j, "faults"));
-            json_decref(j);
-            *offset = ftell(f);
-        }
-        free(line);
-    }
-    fclose(f);
-    return n;
 }
 
 static double now_s(void)
@@ -386,30 +467,83 @@ static int free_slot(const int *slot_of, int running)
     }
 }
 
-int maat_tournament_run(const maat_tournament *t, int quiet, maat_error *err)
+/* "3m20s", "41s" */
+static void fmt_duration(double s, char *buf, size_t len)
+{
+    long t = (long)(s + 0.5);
+    if (t >= 3600)
+        snprintf(buf, len, "%ldh%02ldm", t / 3600, t / 60 % 60);
+    else if (t >= 60)
+        snprintf(buf, len, "%ldm%02lds", t / 60, t % 60);
+    else
+        snprintf(buf, len, "%lds", t);
+}
+
+/* One progress report: rewritten in place on a terminal, one line each
+ * otherwise (CI logs). */
+static void progress(int tty, int done, int total, int n_done, int left,
+                     double elapsed, int faults, int failed)
+{
+    double rate = elapsed > 0 ? n_done / elapsed : 0;
+    char eta[32];
+    fmt_duration(rate > 0 ? left / rate : 0, eta, sizeof eta);
+    fprintf(stderr, "%smaat-ladder: %d/%d matches, %.2f/s, ETA %s, %d "
+            "fault%s%s%s", tty ? "\r" : "", done, total, rate, eta, faults,
+            faults == 1 ? "" : "s", failed ? ", some matches failed" : "",
+            tty ? "   " : "\n");
+}
+
+/* Every bot that the tallies say is broken, reported; how many. */
+static int report_broken(const maat_tournament *t, const follower *f,
+                         double share)
+{
+    int broken = 0;
+    for (int b = 0; b < t->n_bots; b++) {
+        const maat_fault_tally *ft = &f->tally[b];
+        if (!maat_fault_tally_broken(ft, share))
+            continue;
+        char what[256];
+        maat_fault_tally_describe(ft, what, sizeof what);
+        fprintf(stderr, "maat-ladder: bot '%s' is broken, not weak: %s; "
+                "first in game %s: %s\n", t->bots[b].name, what,
+                ft->first_game, ft->first_detail);
+        broken++;
+    }
+    if (broken)
+        fprintf(stderr, "maat-ladder: the faults are in the ladder lines "
+                "(\"faults\"); to keep the bots' own output, add "
+                "\"referee_args\": [\"--log-dir\", \"DIR\"] and run one "
+                "match (maat-ladder plan prints its command)\n");
+    return broken;
+}
+
+int maat_tournament_run(const maat_tournament *t, const maat_run_options *o,
+                        maat_error *err)
 {
     maat_pin_cpus cpus = {0};
     int rc = t->pin ? maat_pin_cpus_read(&cpus, err) : MAAT_OK;
     if (rc)
         return rc;
-    maat_ladder l = {0};
-    rc = maat_ladder_read(&l, t->ladder, 1, quiet ? NULL : stderr, err);
-    if (rc) {
-        maat_pin_cpus_free(&cpus);
-        return rc;
-    }
+    follower f;
+    memset(&f, 0, sizeof f);
+    maat_rating_params_default(&f.p);
+    f.cur.path = t->ladder;
+    f.tally = calloc((size_t)t->n_bots + 1, sizeof *f.tally);
     int *pending = malloc(sizeof *pending * (size_t)t->matches), n_pending = 0;
-    if (!pending) {
-        maat_ladder_free(&l);
-        maat_pin_cpus_free(&cpus);
-        return maat_error_set(err, MAAT_ENOMEM, "out of memory");
+    if (!pending || !f.tally) {
+        rc = maat_error_set(err, MAAT_ENOMEM, "out of memory");
+        goto out;
     }
+    rc = maat_ladder_follow(&f.l, &f.cur, o->quiet ? NULL : stderr, err);
+    if (rc)
+        goto out;
+    f.at_start = f.l.count;
+    follow(t, &f, NULL);
     for (int i = 0; i < t->matches; i++)
-        if (!match_done(t, &l, i))
+        if (!match_done(t, &f.l, i))
             pending[n_pending++] = i;
-    maat_ladder_free(&l);
     int skipped = t->matches - n_pending;
-    if (!quiet && skipped)
+    if (!o->quiet && skipped)
         fprintf(stderr, "maat-ladder: %d of %d matches already in %s; "
                         "playing the other %d\n", skipped, t->matches,
                 t->ladder, n_pending);
@@ -422,37 +556,24 @@ int maat_tournament_run(const maat_tournament *t, int quiet, maat_error *err)
 
     pid_t pids[256];
     int match_of[256], slot_of[256]; /* slot_of: job slot, so its CPU */
+    int lineup[256][MAAT_MAX_SEATS];
     int running = 0, next = 0, done = 0, failed = 0;
-    int faults = 0, tty = isatty(2) && !quiet;
-    long offset = 0;
-    FILE *f = fopen(t->ladder, "r");
-    if (f) {
-        fseek(f, 0, SEEK_END);
-        offset = ftell(f);
-        fclose(f);
-    }
+    int tty = isatty(2) && !o->quiet, every = o->report_every;
+    if (every <= 0) /* about 20 reports a run */
+        every = n_pending / 20 > 1 ? n_pending / 20 : 1;
     double start = now_s();
     while ((next < n_pending || running) && !interrupted) {
         while (running < t->jobs && next < n_pending && !interrupted) {
-            int bots[MAAT_MAX_SEATS], i = pending[next++];
+            int *bots = lineup[running], i = pending[next++];
             if (maat_tournament_lineup(t, i, bots) < 0)
-                ladder_lineup(t, bots);
+                ladder_lineup(t, &f, running, lineup, bots);
             char **argv = maat_tournament_argv(t, i, bots, t->ladder);
+            char match[16];
+            snprintf(match, sizeof match, "%d", i);
             int slot = free_slot(slot_of, running);
-            pid_t pid = fork();
-            if (pid == 0) {
-                signal(SIGINT, SIG_DFL);
-                signal(SIGTERM, SIG_DFL);
-                if (t->pin) {
-                    char match[16];
-                    snprintf(match, sizeof match, "%d", i);
-                    maat_pin_child(maat_pin_slot_cpu(&cpus, slot), match);
-                }
-                execv(argv[0], argv);
-                fprintf(stderr, "maat-ladder: cannot run %s: %s\n", argv[0],
-                        strerror(errno));
-                _exit(127);
-            }
+            pid_t pid = argv ? maat_referee_start(argv, t->pin ?
+                                   maat_pin_slot_cpu(&cpus, slot) : -1, match)
+                             : -1;
             maat_argv_free(argv);
             if (pid < 0) {
                 failed++;
@@ -478,19 +599,20 @@ int maat_tournament_run(const maat_tournament *t, int quiet, maat_error *err)
                 } else {
                     done++;
                 }
-                pids[k] = pids[--running];
+                --running;
+                pids[k] = pids[running];
                 match_of[k] = match_of[running];
                 slot_of[k] = slot_of[running];
+                memcpy(lineup[k], lineup[running], sizeof lineup[k]);
                 break;
             }
-        faults += new_faults(t->ladder, &offset);
-        if (tty) {
-            double el = now_s() - start, rate = el > 0 ? done / el : 0;
-            double eta = rate > 0 ? (n_pending - done - failed) / rate : 0;
-            fprintf(stderr, "\rmaat-ladder: %d/%d matches, %.2f/s, ETA %.0fs, "
-                    "%d faults%s   ", skipped + done, t->matches, rate, eta,
-                    faults, failed ? ", some matches failed" : "");
-        }
+        follow(t, &f, o->quiet ? NULL : stderr);
+        int finished = done + failed;
+        if (tty || (!o->quiet && (finished % every == 0 ||
+                                  finished == n_pending)))
+            progress(tty, skipped + done, t->matches, done,
+                     n_pending - finished, now_s() - start, f.faults,
+                     failed);
     }
     if (interrupted) {
         for (int k = 0; k < running; k++)
@@ -502,16 +624,23 @@ int maat_tournament_run(const maat_tournament *t, int quiet, maat_error *err)
         fputc('\n', stderr);
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
-    free(pending);
-    maat_pin_cpus_free(&cpus);
     if (interrupted)
-        return maat_error_set(err, MAAT_ESTATE, "interrupted after %d "
-                              "matches; run the same command again to resume",
-                              skipped + done);
-    if (failed)
-        return maat_error_set(err, MAAT_EIO, "%d of %d matches failed; run "
-                              "again to retry them", failed, n_pending);
-    return MAAT_OK;
+        rc = maat_error_set(err, MAAT_ESTATE, "interrupted after %d "
+                            "matches; run the same command again to resume",
+                            skipped + done);
+    else if (failed)
+        rc = maat_error_set(err, MAAT_EIO, "%d of %d matches failed; run "
+                            "again to retry them", failed, n_pending);
+    else if (report_broken(t, &f, o->fault_share))
+        rc = maat_error_set(err, MAAT_EBROKEN, "a bot is broken (above); "
+                            "its results mean nothing");
+out:
+    free(pending);
+    free(f.tally);
+    maat_standings_free(&f.s);
+    maat_ladder_free(&f.l);
+    maat_pin_cpus_free(&cpus);
+    return rc;
 }
 
 /* Single-quote for /bin/sh. */

@@ -18,6 +18,7 @@
 #include <stdint.h>
 
 #include "maat/game.h"
+#include "referee_cmd.h"
 
 enum { TOUR_ROUND_ROBIN, TOUR_GAUNTLET, TOUR_LADDER };
 
@@ -52,13 +53,21 @@ void maat_tournament_match_id(const maat_tournament *t, int i, char *out,
 /* The bots (indices) of match i for the static formats; -1 if dynamic. */
 int maat_tournament_lineup(const maat_tournament *t, int i, int *bots);
 /* argv for the referee of match i with the given lineup, writing to
- * `ladder`.  NULL-terminated; free with maat_argv_free. */
+ * `ladder` (referee_cmd.h).  NULL-terminated; free with maat_argv_free. */
 char **maat_tournament_argv(const maat_tournament *t, int i, const int *bots,
                             const char *ladder);
-void maat_argv_free(char **argv);
 
-/* Play every match not yet complete in the ladder file. */
-int maat_tournament_run(const maat_tournament *t, int quiet, maat_error *err);
+typedef struct maat_run_options {
+    int quiet;          /* no progress, no standings */
+    int report_every;   /* a progress line per N matches when stderr is not
+                           a terminal; 0: about 20 in a run */
+    double fault_share; /* faults.h: above it a bot is broken */
+} maat_run_options;
+
+/* Play every match not yet complete in the ladder file.  MAAT_EBROKEN when
+ * every match was played but a bot is broken (reported on stderr). */
+int maat_tournament_run(const maat_tournament *t, const maat_run_options *o,
+                        maat_error *err);
 /* Print one shell command per match (each to its own shard file in dir). */
 int maat_tournament_plan(const maat_tournament *t, const char *shard_dir,
                          FILE *f, maat_error *err);

@@ -7,11 +7,13 @@
  *   maat-play [--game pyramids] [--seed N] [--seats N] [--deck FILE]
  *             [--board] [--seat N] [--quiet]
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "maat/msg.h"
+#include "cli.h"
 #include "maat/game.h"
 #include "maat/policy.h"
 
@@ -26,7 +28,12 @@ static void usage(FILE *f)
             "  --board   also print the position after every decision\n"
             "  --seat N  print positions as seat N sees them (default: "
             "everything)\n"
-            "  --quiet   no events\n");
+            "  --quiet   no events\n"
+            "Options take their value as --opt VALUE or --opt=VALUE; also "
+            "--help, --version.\nGames: ");
+    maat_cli_games(f);
+    fprintf(f, "\n\nexample: maat-play --game pyramix --seats 3 --seed 5 "
+               "--board\n");
 }
 
 static void print_event(const maat_rules *r, const maat_game *g,
@@ -67,35 +74,79 @@ int main(int argc, char **argv)
     unsigned long long seed = 1;
     int seats = 4, quiet = 0, board = 0, view = MAAT_OMNISCIENT;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char a[32];
+        const char *v;
+        int inline_value = maat_cli_split(argv[i], a, sizeof a, &v);
+        long long n;
+        int flag = !strcmp(a, "--help") || !strcmp(a, "-h") ||
+                   !strcmp(a, "--version") || !strcmp(a, "--quiet") ||
+                   !strcmp(a, "--board");
+        int valued = !strcmp(a, "--game") || !strcmp(a, "--seed") ||
+                     !strcmp(a, "--seats") || !strcmp(a, "--deck") ||
+                     !strcmp(a, "--seat");
+        if (!flag && !valued) {
+            fprintf(stderr, "maat-play: unknown option '%s' (try "
+                            "maat-play --help)\n", argv[i]);
+            return 2;
+        }
+        if (flag && inline_value) {
+            fprintf(stderr, "maat-play: %s takes no value, got '%s'\n", a,
+                    argv[i]);
+            return 2;
+        }
+        if (valued && !inline_value) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "maat-play: %s needs a value\n", a);
+                return 2;
+            }
+            v = argv[++i];
+        }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            maat_cli_version(stdout, "maat-play");
             return 0;
         } else if (!strcmp(a, "--quiet")) {
             quiet = 1;
         } else if (!strcmp(a, "--board")) {
             board = 1;
-        } else if (v && !strcmp(a, "--seat")) {
-            view = atoi(v), i++;
-        } else if (v && !strcmp(a, "--game")) {
-            game = v, i++;
-        } else if (v && !strcmp(a, "--seed")) {
-            seed = strtoull(v, NULL, 10), i++;
-        } else if (v && !strcmp(a, "--seats")) {
-            seats = atoi(v), i++;
-        } else if (v && !strcmp(a, "--deck")) {
-            deck = v, i++;
+        } else if (!strcmp(a, "--seat")) {
+            if (maat_cli_int("maat-play", a, v, 0, MAAT_MAX_SEATS - 1,
+                             "a seat, from 0", &n))
+                return 2;
+            view = (int)n;
+        } else if (!strcmp(a, "--game")) {
+            game = v;
+        } else if (!strcmp(a, "--seed")) {
+            if (maat_cli_int("maat-play", a, v, 0, LLONG_MAX, NULL, &n))
+                return 2;
+            seed = (unsigned long long)n;
+        } else if (!strcmp(a, "--seats")) {
+            if (maat_cli_int("maat-play", a, v, 1, MAAT_MAX_SEATS, NULL, &n))
+                return 2;
+            seats = (int)n;
         } else {
-            fprintf(stderr, "maat-play: unknown or incomplete option '%s'\n",
-                    a);
-            usage(stderr);
-            return 2;
+            deck = v;
         }
     }
     const maat_rules *r = maat_rules_find(game);
     if (!r) {
-        fprintf(stderr, "maat-play: no game named '%s'\n", game);
+        fprintf(stderr, "maat-play: --game: no game named '%s' (games: ",
+                game);
+        maat_cli_games(stderr);
+        fprintf(stderr, ")\n");
+        return 2;
+    }
+    if (seats < r->min_seats || seats > r->max_seats) {
+        fprintf(stderr, "maat-play: --seats: %s is played by %d to %d seats, "
+                        "not %d\n", r->name, r->min_seats, r->max_seats,
+                seats);
+        return 2;
+    }
+    if (view != MAAT_OMNISCIENT && view >= seats) {
+        fprintf(stderr, "maat-play: --seat %d: the seats are 0 to %d\n",
+                view, seats - 1);
         return 2;
     }
     maat_options opt = {0};

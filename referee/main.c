@@ -15,6 +15,7 @@
 #include "maat/game.h"
 #include "maat/protocol.h"
 #include <zmq.h>
+#include "cli.h"
 #include "match.h"
 #include "record.h"
 
@@ -27,10 +28,13 @@ static void usage(FILE *f)
 "       maat-referee --demo\n"
 "       maat-referee --verify RECORD [--deck FILE]\n"
 "\n"
-"Runs a match between bots over ZeroMQ and records the result.\n"
+"Runs a match between bots over ZeroMQ and records the result.  Options\n"
+"take their value as --opt VALUE or --opt=VALUE.\n"
 "\n"
 "Match:\n"
-"  --game NAME            game to play (default pyramids)\n"
+"  --game NAME            game to play (default pyramids): ");
+    maat_cli_games(f);
+    fprintf(f, "\n"
 "  --seed N               seed of the deal, 0..2^63-1 (default 1)\n"
 "  --games N              games in the series; bots stay up, seats rotate (1)\n"
 "  --same-deal            every game of the series uses the same seed\n"
@@ -39,7 +43,10 @@ static void usage(FILE *f)
 "  --deck FILE            Pyramids deck file (default: the reference deck)\n"
 "  --option KEY=VALUE     any other game option\n"
 "Bots:\n"
-"  --bot NAME=COMMAND     spawn COMMAND (via /bin/sh -c) for a seat\n"
+"  --bot NAME=COMMAND     start COMMAND for a seat: plain words with a path\n"
+"                         first (./bot --depth 3) are exec'd directly,\n"
+"                         anything else runs via /bin/sh -c; a program\n"
+"                         that cannot be exec'd is exit 1\n"
 "  --remote NAME=TOKEN    a seat for a bot that connects itself with TOKEN\n"
 "  --endpoint EP          bind EP, e.g. tcp://0.0.0.0:5555 (default: a\n"
 "                         private ipc:// socket)\n"
@@ -74,9 +81,27 @@ static void usage(FILE *f)
 "  --config FILE          read options from FILE (one per line, same names\n"
 "                         without the dashes: 'bot alice=./bot'; # comments)\n"
 "  --quiet | --verbose\n"
+"  --help | --version\n"
 "Exit codes: 0 finished (even with faults), 1 could not hold the match,\n"
-"2 usage error, 3 --verify found differences, 4 interrupted.\n");
+"2 usage error, 3 --verify found differences, 4 interrupted.\n"
+"\n"
+"example: maat-referee --seed 7 --bot alice=./alice --bot bob=./bob \\\n"
+"             --record game.json --ladder ladder.jsonl\n");
 }
+
+/* "FILE:LINE: " while a config file's line is parsed, so that every
+ * error names the line (a program's state, not a library's). */
+static char where[PATH_MAX + 32];
+
+/* The options that take a value, for "needs a value" vs "unknown". */
+static const char *const valued[] = {
+    "--game", "--seed", "--games", "--deck", "--option", "--bot", "--remote",
+    "--endpoint", "--curve-key", "--allow-key", "--time", "--first-time",
+    "--bank", "--increment", "--grace", "--hello-time", "--on-timeout",
+    "--on-illegal", "--on-malformed", "--on-crash", "--on-no-hello",
+    "--log-dir", "--log-cap", "--limit-as", "--limit-cpu", "--limit-nproc",
+    "--limit-nofile", "--ladder", "--record", "--match-id", "--verify",
+    "--config", NULL};
 
 typedef struct cli {
     maat_match_config c;
@@ -131,7 +156,7 @@ static int read_key_file(cli *k, const char *path)
 
 static int bad(const char *fmt, const char *a, const char *b)
 {
-    fprintf(stderr, "maat-referee: ");
+    fprintf(stderr, "maat-referee: %s", where);
     fprintf(stderr, fmt, a, b);
     fprintf(stderr, " (try --help)\n");
     return 2;
@@ -140,16 +165,11 @@ static int bad(const char *fmt, const char *a, const char *b)
 static int parse_num(const char *opt, const char *v, long long lo,
                      long long hi, long long *out)
 {
-    char *end;
-    errno = 0;
-    long long n = strtoll(v, &end, 10);
-    if (errno || !*v || *end || n < lo || n > hi) {
-        fprintf(stderr, "maat-referee: %s wants a number in %lld..%lld, got "
-                        "'%s'\n", opt, lo, hi, v);
-        return 2;
-    }
-    *out = n;
-    return 0;
+    char prog[sizeof where + 16];
+    snprintf(prog, sizeof prog, "maat-referee: %.*s", (int)(strlen(where) >
+             2 ? strlen(where) - 2 : 0), where); /* without the ": " */
+    return maat_cli_int(*where ? prog : "maat-referee", opt, v, lo, hi, NULL,
+                        out) ? 2 : 0;
 }
 
 /* "NAME=REST" -> name (copied into buf) and rest */
@@ -179,25 +199,24 @@ static int read_config(cli *k, const char *path, int depth)
         return bad("%s: config files nest too deeply%s", path, "");
     FILE *f = fopen(path, "r");
     if (!f) {
-        fprintf(stderr, "maat-referee: %s: %s\n", path, strerror(errno));
+        fprintf(stderr, "maat-referee: %s%s: %s\n", where, path,
+                strerror(errno));
         return 2;
     }
-    char line[4096];
-    char *args[MAX_CONFIG_ARGS];
-    int n = 1, lineno = 0, rc = 0;
-    args[0] = "config";
-    while (fgets(line, sizeof line, f)) {
+    char line[4096], saved[sizeof where];
+    snprintf(saved, sizeof saved, "%s", where);
+    int lineno = 0, rc = 0;
+    while (!rc && fgets(line, sizeof line, f)) {
         lineno++;
+        snprintf(where, sizeof where, "%s:%d: ", path, lineno);
         char *s = line;
         while (*s == ' ' || *s == '\t')
             s++;
         s[strcspn(s, "\r\n")] = 0;
         if (!*s || *s == '#')
             continue;
-        if (n + 2 >= MAX_CONFIG_ARGS || k->n_owned + 2 >= MAX_CONFIG_ARGS * 2) {
-            fprintf(stderr, "maat-referee: %s:%d: too many options\n", path,
-                    lineno);
-            rc = 2;
+        if (k->n_owned + 2 >= MAX_CONFIG_ARGS * 2) {
+            rc = bad("too many options%s%s", "", "");
             break;
         }
         char *sp = s + strcspn(s, " \t");
@@ -208,20 +227,19 @@ static int read_config(cli *k, const char *path, int depth)
             while (*val == ' ' || *val == '\t')
                 val++;
         }
+        /* one line is one option: "NAME VALUE" or "NAME" */
+        char *args[3] = {"config", NULL, NULL};
         char *opt = malloc(strlen(s) + 3);
         snprintf(opt, strlen(s) + 3, "%s%s", strncmp(s, "--", 2) ? "--" : "",
                  s);
-        k->owned[k->n_owned++] = opt;
-        args[n++] = opt;
-        if (val && *val) {
+        k->owned[k->n_owned++] = args[1] = opt;
+        int n = 2;
+        if (val && *val)
             k->owned[k->n_owned++] = args[n++] = strdup(val);
-        }
+        rc = parse_args(k, n, args, depth + 1);
     }
     fclose(f);
-    if (!rc)
-        rc = parse_args(k, n, args, depth + 1);
-    if (rc)
-        fprintf(stderr, "maat-referee: in config file %s\n", path);
+    snprintf(where, sizeof where, "%s", saved);
     return rc;
 }
 
@@ -229,12 +247,25 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
 {
     maat_match_config *c = &k->c;
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        char name[64];
+        const char *a = name, *v;
         long long n = 0;
-        int rc = 0, strikes = 0;
+        int rc = 0, strikes = 0, inline_value;
+        /* --opt=value or --opt value */
+        inline_value = maat_cli_split(argv[i], name, sizeof name, &v);
+        if (!inline_value)
+            v = i + 1 < argc ? argv[i + 1] : NULL;
+        int takes_value = 0;
+        for (const char *const *o = valued; *o; o++)
+            takes_value |= !strcmp(a, *o);
+        if (inline_value && !takes_value)
+            return bad("%s takes no value, got '%s'", a, argv[i]);
         /* flags without a value */
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
+            exit(0);
+        } else if (!strcmp(a, "--version")) {
+            maat_cli_version(stdout, "maat-referee");
             exit(0);
         } else if (!strcmp(a, "--demo")) {
             k->demo = 1;
@@ -268,9 +299,13 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
                    pub, sec);
             exit(0);
         }
-        if (!v || strncmp(a, "--", 2) != 0)
-            return bad("unknown option or missing value: '%s'%s", a, "");
-        i++;
+        if (!takes_value)
+            return bad(strncmp(a, "--", 2) ? "unexpected argument '%s'%s"
+                                           : "unknown option '%s'%s", a, "");
+        if (!v)
+            return bad("%s needs a value%s", a, "");
+        if (!inline_value)
+            i++;
         if (!strcmp(a, "--game")) {
             c->rules = maat_rules_find(v);
             if (!c->rules)

@@ -57,7 +57,7 @@ typedef struct rbot {
     int connected;
     int dead;             /* crashed, disconnected or never said hello */
     int dead_kind;        /* fault kind that killed it */
-    char dead_detail[160];
+    char dead_detail[480];
     int first_done;       /* has had its first decision (load allowance) */
     /* per game */
     int seat;
@@ -270,7 +270,7 @@ static void set_out(match *m, rbot *b, const char *why)
 
 static void fault(match *m, rbot *b, int kind, const char *fmt, ...)
 {
-    char detail[200];
+    char detail[480];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(detail, sizeof detail, fmt, ap);
@@ -496,8 +496,15 @@ static void check_processes(match *m)
             b->dead = 1;
             b->dead_kind = b->connected ? MAAT_FAULT_CRASH
                                         : MAAT_FAULT_NO_HELLO;
+            char head[320] = "";
+            if (!b->connected) { /* could not start: show why */
+                maat_proc_drain(b->proc);
+                maat_proc_output_head(b->proc, 5, head, sizeof head);
+            }
             snprintf(b->dead_detail, sizeof b->dead_detail,
-                     "the bot process %s", how);
+                     "the bot process %s%s%s", how,
+                     *head ? " before saying hello; its output began: " : "",
+                     head);
             if (m->g && !b->out)
                 fault(m, b, b->dead_kind, "%s", b->dead_detail);
         }
@@ -706,8 +713,12 @@ static int start_bots(match *m, maat_error *err)
         b->proc = maat_proc_spawn(cmd, env,
                                   c->log_dir ? log : NULL, NULL, &c->limits,
                                   err);
-        if (!b->proc)
-            return err->code ? err->code : MAAT_EIO;
+        if (!b->proc) {
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            return maat_error_set(err, err->code ? err->code : MAAT_EIO,
+                                  "bot %s: %s", b->spec->name, why);
+        }
     }
     return MAAT_OK;
 }
@@ -1116,8 +1127,8 @@ static int has_token(const match *m, const char *pid)
         return 0;
     env[n] = 0;
     for (int i = 0; i < m->n; i++) {
-        if (!m->bot[i].spec->command)
-            continue; /* remote bots are not ours to kill */
+        if (!m->bot[i].spec || !m->bot[i].spec->command)
+            continue; /* not started (a spawn failed), or remote: not ours */
         char want[MAAT_MAX_TOKEN + 16];
         int len = snprintf(want, sizeof want, "%s=%s", MAAT_ENV_TOKEN,
                            m->bot[i].token);

@@ -12,9 +12,11 @@ int maat_playback_open(maat_playback *p, const char *path, const char *deck,
     memset(p, 0, sizeof *p);
     json_error_t je;
     p->rec = json_load_file(path, 0, &je);
-    if (!p->rec)
-        return maat_error_set(err, MAAT_EFORMAT, "%s:%d: %s", path, je.line,
-                              je.text);
+    if (!p->rec) /* line -1: the file could not be read at all */
+        return je.line > 0 ? maat_error_set(err, MAAT_EFORMAT, "%s:%d: %s",
+                                            path, je.line, je.text)
+                           : maat_error_set(err, MAAT_EFORMAT, "%s",
+                                            je.text);
     const char *game = json_string_value(json_object_get(p->rec, "game"));
     p->rules = maat_rules_find(game ? game : "");
     p->decisions = json_object_get(p->rec, "decisions");

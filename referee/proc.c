@@ -1,5 +1,6 @@
 /* proc.c -- owns the life of one spawned bot process tree: fork/exec of
- * `/bin/sh -c CMD` in a fresh process group with resource limits, the
+ * CMD (directly, or via `/bin/sh -c`) in a fresh process group with
+ * resource limits, a pipe that reports a failed exec, the
  * output pipe and the size-capped log file it is drained into, exit
  * status and CPU accounting, and the SIGTERM-then-SIGKILL teardown of the
  * whole group.  See proc.h for the contract.
@@ -29,6 +30,10 @@ extern char **environ;
  * inside a single drain; poll() reports the fd readable again. */
 enum { CHUNK = 64 * 1024, DRAIN_MAX_READS = 64 };
 
+/* The first bytes of a bot's output are kept for messages about a bot that
+ * could not start (maat_proc_output_head), log or no log. */
+enum { HEAD_MAX = 1024 };
+
 /* Upper bound for the close() loop used only if close_range() is
  * unavailable (pre-5.9 kernels). */
 enum { CLOSE_LOOP_MAX = 65536 };
@@ -49,6 +54,8 @@ struct maat_proc {
     bool stopped;       /* maat_proc_stop has run */
     int status;
     struct rusage ru;
+    char head[HEAD_MAX]; /* the first bytes of output */
+    size_t head_len;
 };
 
 /* ---- everything the child needs, prepared before fork ------------------ */
@@ -64,6 +71,7 @@ typedef struct child_plan {
     const char *cwd;
     int null_fd;    /* /dev/null, becomes stdin */
     int out_fd;     /* pipe write end, becomes stdout and stderr */
+    int exec_fd;    /* close-on-exec pipe: gets errno if exec fails */
     pid_t parent;   /* to detect that the referee died before PDEATHSIG */
     struct {
         int resource;
@@ -212,10 +220,14 @@ static void child_setup_fds(const child_plan *cp)
     if (dup2(cp->null_fd, 0) < 0 || dup2(cp->out_fd, 1) < 0 ||
         dup2(cp->out_fd, 2) < 0)
         _exit(127); /* no stderr to report on yet */
-    /* Nothing the referee has open (sockets, other bots' pipes, logs) may
-     * leak into a bot, even fds opened without O_CLOEXEC. */
-    if (close_range(3, ~0U, 0) != 0)
-        for (int fd = 3; fd < CLOSE_LOOP_MAX; fd++)
+    /* The exec-failure pipe becomes fd 3, still closed by exec itself. */
+    if ((cp->exec_fd != 3 && dup2(cp->exec_fd, 3) < 0) ||
+        fcntl(3, F_SETFD, FD_CLOEXEC) != 0)
+        _exit(127);
+    /* Nothing else the referee has open (sockets, other bots' pipes, logs)
+     * may leak into a bot, even fds opened without O_CLOEXEC. */
+    if (close_range(4, ~0U, 0) != 0)
+        for (int fd = 4; fd < CLOSE_LOOP_MAX; fd++)
             (void)close(fd);
 }
 
@@ -238,6 +250,9 @@ static _Noreturn void child_run(const child_plan *cp)
         child_fail("cannot chdir to", cp->cwd);
     execve(cp->argv[0] == cp->sh_argv[0] ? "/bin/sh" : cp->argv[0],
            cp->argv, cp->envp);
+    int e = errno; /* tell the parent (fd 3 is the exec pipe), then say it */
+    if (write(3, &e, sizeof e) < 0)
+        e = errno;
     child_fail("cannot exec", cp->argv[0] == cp->sh_argv[0] ? "/bin/sh"
                                                            : cp->argv[0]);
 }
@@ -342,6 +357,36 @@ static int open_child_fds(int pipefd[2], int *null_fd, maat_error *err)
     return MAAT_OK;
 }
 
+/* A close-on-exec pipe for the child to report a failed exec on. */
+static int open_exec_pipe(int fds[2], maat_error *err)
+{
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return maat_error_set(err, MAAT_EIO, "cannot create a pipe: %s",
+                              strerror(errno));
+    fds[0] = fd_above_stdio(fds[0]);
+    fds[1] = fd_above_stdio(fds[1]);
+    if (fds[0] < 0 || fds[1] < 0) {
+        int e = errno;
+        close_if_open(&fds[0]);
+        close_if_open(&fds[1]);
+        return maat_error_set(err, MAAT_EIO, "cannot create a pipe: %s",
+                              strerror(e));
+    }
+    return MAAT_OK;
+}
+
+/* Wait for the child's exec: end of file (exec closed the pipe) is
+ * success, 0; an errno value read is the reason exec failed.  Closes fd. */
+static int exec_result(int fd)
+{
+    int e = 0;
+    ssize_t r;
+    while ((r = read(fd, &e, sizeof e)) < 0 && errno == EINTR)
+        ;
+    close(fd);
+    return r == (ssize_t)sizeof e ? e : 0;
+}
+
 maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
                            const char *log_path, const char *cwd,
                            const maat_proc_limits *lim, maat_error *err)
@@ -375,27 +420,46 @@ maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
     char **words = plain_argv(cmd);
     cp.argv = words ? words : cp.sh_argv;
     plan_limits(&cp, lim);
-    int pipefd[2] = {-1, -1};
+    int pipefd[2] = {-1, -1}, execfd[2] = {-1, -1};
     cp.envp = build_envp(env, err);
     if (!cp.envp || open_child_fds(pipefd, &cp.null_fd, err) != MAAT_OK)
         goto fail;
     cp.out_fd = pipefd[1];
+    if (open_exec_pipe(execfd, err) != MAAT_OK) {
+        close(pipefd[0]);
+        close(pipefd[1]);
+        close(cp.null_fd);
+        goto fail;
+    }
+    cp.exec_fd = execfd[1];
 
     pid_t pid = fork();
     if (pid == 0)
         child_run(&cp);
     int fork_errno = errno;
-    free(cp.envp);
-    free(words);
-    cp.envp = NULL;
     close(cp.null_fd);
     close(pipefd[1]);
+    close(execfd[1]);
     if (pid < 0) {
         close(pipefd[0]);
+        close(execfd[0]);
         maat_error_set(err, MAAT_EIO, "cannot fork for bot '%s': %s", cmd,
                        strerror(fork_errno));
         goto fail;
     }
+    int exec_errno = exec_result(execfd[0]);
+    if (exec_errno) { /* the child has _exit'ed or is about to: reap it */
+        while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+            ;
+        close(pipefd[0]);
+        maat_error_set(err, MAAT_EIO, "cannot spawn %s: %s", cp.argv[0] ==
+                       cp.sh_argv[0] ? "/bin/sh" : cp.argv[0],
+                       strerror(exec_errno));
+        goto fail;
+    }
+    free(cp.envp);
+    free(words);
+    cp.envp = NULL;
     /* Also done in the child; doing it here too means the group exists
      * when spawn returns, whichever side runs first.  EACCES (the child
      * already exec'd, so it did its own setpgid) is fine. */
@@ -459,6 +523,9 @@ static void log_write(maat_proc *p, const char *buf, size_t n)
  * counted as dropped, with one marker line at the cut. */
 static void log_chunk(maat_proc *p, const char *buf, size_t n)
 {
+    size_t h = n < HEAD_MAX - p->head_len ? n : HEAD_MAX - p->head_len;
+    memcpy(p->head + p->head_len, buf, h);
+    p->head_len += h;
     p->out_bytes += n;
     if (p->log_fd < 0)
         return; /* discarding by request, not by the cap */
@@ -500,6 +567,35 @@ size_t maat_proc_drain(maat_proc *p)
         close_if_open(&p->out_fd);
     }
     return total;
+}
+
+void maat_proc_output_head(const maat_proc *p, int max_lines, char *buf,
+                           size_t len)
+{
+    size_t n = 0;
+    int lines = 0, gap = 0;
+    if (!len)
+        return;
+    for (size_t i = 0; i < p->head_len && lines < max_lines; i++) {
+        unsigned char ch = (unsigned char)p->head[i];
+        if (ch == '\n') {
+            lines++;
+            gap = n > 0;
+            continue;
+        }
+        if (gap) { /* lines are joined with " | " */
+            if (n + 3 >= len)
+                break;
+            memcpy(buf + n, " | ", 3);
+            n += 3;
+            gap = 0;
+        }
+        if (n + 1 >= len)
+            break;
+        buf[n++] = ch >= 0x20 && ch < 0x7f ? (char)ch : ch == '\t' ? ' '
+                                                                    : '?';
+    }
+    buf[n] = 0;
 }
 
 /* ---- exit and CPU -------------------------------------------------------- */

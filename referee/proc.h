@@ -1,6 +1,7 @@
 /* proc.h -- spawned bot processes: start, watch, capture output, end.
  *
- * A spawned bot runs `/bin/sh -c CMD` in its own process group (so the
+ * A spawned bot runs CMD (exec'd directly when it is plain words, else
+ * via `/bin/sh -c`) in its own process group (so the
  * whole tree can be signalled at once), with resource limits, its stdout
  * and stderr going through a pipe the referee drains into a per-seat log
  * file capped in size (a bot that spams output never blocks and never
@@ -42,11 +43,15 @@ typedef struct maat_proc_limits {
     uint64_t log_cap;       /* bytes kept in the log file */
 } maat_proc_limits;
 
-/* Start `cmd` via /bin/sh -c in a new process group.  `env` is a
+/* Start `cmd` in a new process group: a plain command (words of letters,
+ * digits and _./,:+@%=- with a path first) is exec'd directly, anything
+ * else via /bin/sh -c.  `env` is a
  * NULL-terminated list of "NAME=value" added to the inherited environment
  * (may be NULL).  Output goes to `log_path` (created/truncated; NULL means
  * discard).  `cwd` may be NULL.  Returns NULL and fills err on failure
- * (bad log path, fork failure). */
+ * (bad log path, fork failure, and a program that cannot be exec'd:
+ * "cannot spawn PATH: No such file or directory"); spawn returns only once
+ * the child has exec'd. */
 maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
                            const char *log_path, const char *cwd,
                            const maat_proc_limits *lim, maat_error *err);
@@ -61,6 +66,12 @@ int maat_proc_output_fd(const maat_proc *p);
  * Without a log path output is read and dropped but not counted as dropped.
  * Returns bytes read this call. */
 size_t maat_proc_drain(maat_proc *p);
+/* The first lines (at most max_lines, from the first 1 KiB) the bot wrote
+ * to stdout or stderr, kept with or without a log, as one line for a
+ * message: lines joined by " | ", bytes other than printable ASCII as '?',
+ * cut to fit `len`.  "" if it wrote nothing (yet: drain first). */
+void maat_proc_output_head(const maat_proc *p, int max_lines, char *buf,
+                           size_t len);
 /* Total bytes the bot wrote, and how many were dropped by the cap. */
 uint64_t maat_proc_output_bytes(const maat_proc *p);
 uint64_t maat_proc_dropped_bytes(const maat_proc *p);

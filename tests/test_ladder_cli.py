@@ -177,7 +177,8 @@ RG = [("random", RANDOM), ("greedy", GREEDY)]
 # ---- run: round robin, duplicate seats; standings in three formats -------
 rc, out, err = ladder("--help")
 check(rc == 0 and "standings" in out and "compare" in out, "--help")
-check("--pin" in out and "--no-pin" in out, "--help mentions --pin and --no-pin")
+rc, out, err = ladder("run", "--help")
+check(rc == 0 and "--pin" in out and "--no-pin" in out, "run --help mentions --pin and --no-pin")
 
 lad = os.path.join(work, "rr.jsonl")
 conf = write_config(work, "rr", seats=2, matches=6, ladder=lad, bots=bots(*RR))

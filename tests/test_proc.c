@@ -622,16 +622,39 @@ static void test_plain_command(void)
         CHECK(log_has(log, "via-exec\n"), "leading exec not handled");
         finish(&p);
     }
-    /* exec'd directly: the referee's own message, not the shell's */
-    log = tmp_path("plain-missing.log");
-    p = spawn("/nonexistent-maat-dir/bot --flag", NULL, log, NULL);
+    /* exec'd directly: a program that cannot be exec'd is a spawn error
+     * naming it (the referee exits 1 with it), not a bot that exits 127 */
+    maat_error err = {0};
+    p = maat_proc_spawn("/nonexistent-maat-dir/bot --flag", NULL,
+                        tmp_path("plain-missing.log"), NULL, NULL, &err);
+    CHECK(p == NULL && err.code == MAAT_EIO &&
+              strstr(err.msg, "cannot spawn /nonexistent-maat-dir/bot: No "
+                              "such file or directory"),
+          "missing program: spawn says '%s'", p ? "(started)" : err.msg);
+    finish(&p);
+    p = maat_proc_spawn(tmpdir, NULL, NULL, NULL, NULL, &err); /* a dir */
+    CHECK(p == NULL && strstr(err.msg, "cannot spawn") &&
+              strstr(err.msg, tmpdir),
+          "a directory as the program: spawn says '%s'",
+          p ? "(started)" : err.msg);
+    finish(&p);
+    /* a bot that starts and fails: its first lines, log or no log */
+    p = spawn("echo 'Traceback (most recent call last):'; printf '\\033x\\n"
+              "ModuleNotFoundError: numpy\\nthird\\n' >&2; exit 1", NULL,
+              NULL, NULL);
     if (p) {
-        int st = run_to_exit(p);
-        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 127,
-              "missing program: status %d", st);
-        CHECK(log_has(log, "/nonexistent-maat-dir/bot"),
-              "the log does not name the program");
-        CHECK(!log_has(log, "sh:"), "went through the shell");
+        run_to_exit(p);
+        maat_proc_drain(p);
+        char head[200], two[200], small[12];
+        maat_proc_output_head(p, 5, head, sizeof head);
+        maat_proc_output_head(p, 2, two, sizeof two);
+        maat_proc_output_head(p, 5, small, sizeof small);
+        CHECK(!strcmp(head, "Traceback (most recent call last): | ?x | "
+                            "ModuleNotFoundError: numpy | third"),
+              "output head: '%s'", head);
+        CHECK(!strcmp(two, "Traceback (most recent call last): | ?x"),
+              "two lines: '%s'", two);
+        CHECK(!strcmp(small, "Traceback ("), "cut to fit: '%s'", small);
         finish(&p);
     }
     /* not plain: the shell expands it */

@@ -1,0 +1,110 @@
+/* referee_cmd.c -- building and starting maat-referee command lines (see
+ * referee_cmd.h). */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pin.h"
+#include "referee_cmd.h"
+
+typedef struct argv_builder {
+    char **argv;
+    int n, cap, failed;
+} argv_builder;
+
+static void push(argv_builder *b, const char *s)
+{
+    if (b->failed)
+        return;
+    if (b->n + 2 > b->cap) {
+        int cap = b->cap ? b->cap * 2 : 32;
+        char **a = realloc(b->argv, sizeof *a * (size_t)cap);
+        if (!a) {
+            b->failed = 1;
+            return;
+        }
+        b->argv = a;
+        b->cap = cap;
+    }
+    b->argv[b->n] = strdup(s);
+    b->failed |= !b->argv[b->n];
+    b->argv[++b->n] = NULL;
+}
+
+static void push_num(argv_builder *b, unsigned long long v)
+{
+    char buf[32];
+    snprintf(buf, sizeof buf, "%llu", v);
+    push(b, buf);
+}
+
+char **maat_referee_argv(const maat_referee_cmd *c)
+{
+    argv_builder b = {0};
+    push(&b, c->referee ? c->referee : "maat-referee");
+    push(&b, "--game");
+    push(&b, c->game);
+    push(&b, "--seed");
+    push_num(&b, c->seed);
+    push(&b, "--match-id");
+    push(&b, c->match_id);
+    push(&b, "--ladder");
+    push(&b, c->ladder);
+    if (c->log_dir) {
+        push(&b, "--log-dir");
+        push(&b, c->log_dir);
+    }
+    push(&b, "--quiet");
+    if (c->duplicate) {
+        push(&b, "--games");
+        push_num(&b, (unsigned long long)c->seats);
+        push(&b, "--same-deal");
+        push(&b, "--fixed-seats");
+    }
+    for (int s = 0; s < c->seats; s++) {
+        size_t len = strlen(c->name[s]) + strlen(c->command[s]) + 2;
+        char *arg = malloc(len);
+        if (!arg) {
+            b.failed = 1;
+            break;
+        }
+        snprintf(arg, len, "%s=%s", c->name[s], c->command[s]);
+        push(&b, "--bot");
+        push(&b, arg);
+        free(arg);
+    }
+    for (int a = 0; a < c->n_extra; a++)
+        push(&b, c->extra[a]);
+    if (b.failed) {
+        maat_argv_free(b.argv);
+        return NULL;
+    }
+    return b.argv;
+}
+
+void maat_argv_free(char **argv)
+{
+    for (char **a = argv; a && *a; a++)
+        free(*a);
+    free(argv);
+}
+
+pid_t maat_referee_start(char **argv, int cpu, const char *match)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        signal(SIGINT, SIG_DFL);
+        signal(SIGTERM, SIG_DFL);
+        if (cpu >= 0)
+            maat_pin_child(cpu, match);
+        execv(argv[0], argv);
+        fprintf(stderr, "maat-ladder: cannot run %s: %s\n", argv[0],
+                strerror(errno));
+        _exit(127);
+    }
+    return pid;
+}

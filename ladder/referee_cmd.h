@@ -1,0 +1,40 @@
+/* referee_cmd.h -- the one place in maat-ladder that builds a maat-referee
+ * command line and starts it.  `run`, `plan`, `demo` and `compare` all go
+ * through here, so every referee they start gets the same options in the
+ * same order (docs/LADDER.md lists them).
+ */
+#ifndef MAAT_REFEREE_CMD_H
+#define MAAT_REFEREE_CMD_H
+
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "maat/game.h"
+
+typedef struct maat_referee_cmd {
+    const char *referee;   /* path of maat-referee; NULL: "maat-referee" */
+    const char *game;
+    uint64_t seed;
+    int duplicate;         /* one deal once per seat rotation: --games
+                              SEATS --same-deal --fixed-seats */
+    const char *match_id;  /* games are MATCH_ID-0, MATCH_ID-1, ... */
+    const char *ladder;    /* the file the referee appends to */
+    const char *log_dir;   /* the bots' stdout/stderr; NULL: discarded */
+    int seats;
+    const char *name[MAAT_MAX_SEATS], *command[MAAT_MAX_SEATS]; /* by seat */
+    char *const *extra;    /* more referee options, last (may override) */
+    int n_extra;
+} maat_referee_cmd;
+
+/* The NULL-terminated argv; NULL when out of memory.  maat_argv_free. */
+char **maat_referee_argv(const maat_referee_cmd *c);
+void maat_argv_free(char **argv);
+
+/* fork + exec argv in a child that restores SIGINT/SIGTERM to their
+ * defaults and, when cpu >= 0, runs on that CPU alone with the bots it
+ * starts (pin.h; `match` names the match in a pinning error).  Returns the
+ * pid, or -1 if fork failed.  A failed exec exits the child with 127 after
+ * "maat-ladder: cannot run PATH: why" on stderr. */
+pid_t maat_referee_start(char **argv, int cpu, const char *match);
+
+#endif
