@@ -42,6 +42,14 @@ static void pack_ids(msgpack_packer *pk, const uint8_t *ids, int n)
         maat_pack_int(pk, ids[i]);
 }
 
+/* A face-down order, whose next draw is its last element, next first. */
+static void pack_next_first(msgpack_packer *pk, const uint8_t *ids, int n)
+{
+    maat_pack_array(pk, (size_t)n);
+    for (int i = n - 1; i >= 0; i--)
+        maat_pack_int(pk, ids[i]);
+}
+
 /* ---- setup: the components ------------------------------------------ */
 
 /* A board piece in the board file's notation. */
@@ -402,7 +410,8 @@ int arc_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     const maat_arc_state *st = &g->st;
     const maat_arc_board *b = st->board;
     int over = st->phase == MAAT_ARC_OVER;
-    maat_pack_map(pk, over ? 17 : 16);
+    int omni = seat == MAAT_OMNISCIENT;
+    maat_pack_map(pk, (over ? 17 : 16) + 3 * omni);
     maat_pack_kv_str(pk, "game", "architects");
     maat_pack_kv_int(pk, "seat", seat);
     maat_pack_kv_int(pk, "seats", st->seats);
@@ -435,6 +444,14 @@ int arc_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     if (over) {
         maat_pack_str(pk, "scores");
         pack_scores(pk, st);
+    }
+    if (omni) { /* the secret orders (replays, never sent), next first */
+        maat_pack_str(pk, "supply");
+        pack_next_first(pk, st->supply, st->n_supply);
+        maat_pack_str(pk, "bag");
+        pack_next_first(pk, st->bag, st->n_bag);
+        maat_pack_str(pk, "pile");
+        pack_next_first(pk, st->pile, st->n_pile);
     }
     return MAAT_OK;
 }

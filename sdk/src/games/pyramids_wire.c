@@ -4,7 +4,8 @@
  * This file is where hidden information is enforced: the observation of
  * seat i carries i's own hand and tomb and only the sizes of everyone
  * else's, and never the deck order or the seed.  Once the game is over,
- * every tomb and the scores are revealed to all. */
+ * every tomb and the scores are revealed to all.  MAAT_OMNISCIENT (for
+ * replays, never sent) adds every hand and tomb and the deck order. */
 #include <string.h>
 
 #include "maat/msg.h"
@@ -85,8 +86,9 @@ int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     const maat_pyr_state *st = &g->st;
     int over = st->phase == MAAT_PYR_OVER;
     int own = seat >= 0 && seat < st->seats;
+    int omni = seat == MAAT_OMNISCIENT;
 
-    maat_pack_map(pk, over ? 17 : 16);
+    maat_pack_map(pk, (over ? 17 : 16) + omni);
     maat_pack_kv_str(pk, "game", "pyramids");
     maat_pack_kv_int(pk, "seat", seat);
     maat_pack_kv_int(pk, "seats", st->seats);
@@ -131,7 +133,7 @@ int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     maat_pack_array(pk, (size_t)st->seats);
     for (int i = 0; i < st->seats; i++) {
         const maat_pyr_seat *s = &st->seat[i];
-        maat_pack_map(pk, over ? 6 : 5);
+        maat_pack_map(pk, 5 + (over || omni) + omni);
         maat_pack_str(pk, "god");
         pack_int_or_nil(pk, s->god, 0);
         maat_pack_str(pk, "pyramid");
@@ -140,10 +142,18 @@ int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
         pack_cards(pk, s->obelisk, s->obelisk_n);
         maat_pack_kv_int(pk, "hand_size", s->hand_n);
         maat_pack_kv_int(pk, "tomb_size", s->tomb_n);
-        if (over) {
+        if (over || omni) {
             maat_pack_str(pk, "tomb");
             pack_cards(pk, s->tomb, s->tomb_n);
         }
+        if (omni) {
+            maat_pack_str(pk, "hand");
+            pack_cards(pk, s->hand, s->hand_n);
+        }
+    }
+    if (omni) { /* the cards still to deal, the next first */
+        maat_pack_str(pk, "deck");
+        pack_cards(pk, st->order + st->deck_pos, MAAT_PYR_CARDS - st->deck_pos);
     }
     maat_pack_str(pk, "over");
     maat_pack_bool(pk, over);

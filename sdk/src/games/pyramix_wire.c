@@ -74,11 +74,19 @@ int pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
         int c = st->cube[p];
         if (c < 0)
             continue;
-        int shown = st->revealed[c] || st->over;
-        maat_pack_map(pk, shown ? 5 : 3);
+        /* MAAT_OMNISCIENT (replays, never sent) shows every cube and
+         * marks those nobody has seen */
+        int secret = !st->revealed[c] && !st->over;
+        int omni = seat == MAAT_OMNISCIENT && secret;
+        int shown = !secret || omni;
+        maat_pack_map(pk, (shown ? 5 : 3) + omni);
         pack_place(pk, p);
         if (shown)
             pack_kind(pk, c);
+        if (omni) {
+            maat_pack_str(pk, "unrevealed");
+            maat_pack_bool(pk, 1);
+        }
     }
     maat_pack_str(pk, "collected");
     maat_pack_array(pk, (size_t)st->seats);

@@ -1,0 +1,168 @@
+/* index.c -- the index page of a tournament's games (index.h). */
+#include <libgen.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "document.h"
+#include "index.h"
+#include "ladder_file.h"
+#include "page.h"
+
+/* A name safe as a file name: [A-Za-z0-9._-], not starting with '.'. */
+static int safe_name(const char *s)
+{
+    if (!*s || *s == '.' || strlen(s) > 200)
+        return 0;
+    for (; *s; s++)
+        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789._-", *s))
+            return 0;
+    return 1;
+}
+
+/* `rel` relative to folder `dir` (unless absolute) into out. */
+static void resolve(const char *dir, const char *rel, char *out, size_t len)
+{
+    if (rel[0] == '/' || !dir[0])
+        snprintf(out, len, "%s", rel);
+    else
+        snprintf(out, len, "%s/%s", dir, rel);
+}
+
+static int find_record(const maat_ladder_game *g, const char *ladder_dir,
+                       const char *records, char *out, size_t len)
+{
+    const char *named = json_string_value(json_object_get(g->line, "record"));
+    if (named) {
+        resolve(ladder_dir, named, out, len);
+        return access(out, R_OK) == 0;
+    }
+    const char *match = json_string_value(json_object_get(g->line, "match"));
+    json_t *gi = json_object_get(g->line, "game_index");
+    if (!records || !safe_name(g->id))
+        return 0;
+    snprintf(out, len, "%s/%s.json", records, g->id);
+    if (access(out, R_OK) == 0)
+        return 1;
+    if (!match || !safe_name(match))
+        return 0;
+    snprintf(out, len, "%s/%s-%lld.json", records, match,
+             (long long)json_integer_value(gi));
+    if (access(out, R_OK) == 0)
+        return 1;
+    snprintf(out, len, "%s/%s.json", records, match);
+    return access(out, R_OK) == 0;
+}
+
+/* The replay of one game beside the index; 0 when written. */
+static int write_replay(const maat_ladder_game *g, const char *record,
+                        const char *ladder_dir, const char *page,
+                        maat_error *err)
+{
+    maat_replay_log logs[MAAT_MAX_SEATS];
+    char who[MAAT_MAX_SEATS][16], path[MAAT_MAX_SEATS][4096];
+    int n = 0;
+    json_t *l = json_object_get(g->line, "logs");
+    for (int s = 0; s < g->seats && s < (int)json_array_size(l); s++) {
+        const char *p = json_string_value(json_array_get(l, (size_t)s));
+        if (!p)
+            continue;
+        resolve(ladder_dir, p, path[n], sizeof path[n]);
+        if (access(path[n], R_OK) != 0)
+            continue;
+        snprintf(who[n], sizeof who[n], "%d", s);
+        logs[n].who = who[n];
+        logs[n].path = path[n];
+        n++;
+    }
+    json_t *doc = maat_replay_document(record, NULL, logs, n, err);
+    if (!doc)
+        return -1;
+    int rc = maat_replay_page_write(page, g->id, doc, err);
+    json_decref(doc);
+    return rc;
+}
+
+static void row(FILE *f, const maat_ladder_game *g, const char *href)
+{
+    fputs("<tr><td>", f);
+    if (href) {
+        fputs("<a href=\"", f);
+        maat_html_text(f, href);
+        fputs("\">", f);
+    }
+    maat_html_text(f, g->id);
+    fputs(href ? "</a></td><td>" : "</td><td>", f);
+    maat_html_text(f, g->game);
+    fputs("</td><td>", f);
+    for (int s = 0; s < g->seats; s++) {
+        int faults = 0;
+        for (int k = 0; k < LADDER_FAULT_KINDS; k++)
+            faults += g->faults[s][k];
+        fprintf(f, "<span class=\"seat r%d%s\">%d. ", g->rank[s] == 1,
+                g->out[s] ? " out" : "", g->rank[s]);
+        maat_html_text(f, g->bot[s]);
+        fprintf(f, " <b>%d</b>", g->score[s]);
+        if (faults)
+            fprintf(f, " <i>%d fault%s</i>", faults, faults == 1 ? "" : "s");
+        fputs("</span> ", f);
+    }
+    json_t *d = json_object_get(g->line, "decisions");
+    fprintf(f, "</td><td>%lld</td></tr>\n", (long long)json_integer_value(d));
+}
+
+int maat_replay_index(const char *ladder, const char *records,
+                      const char *out, int *games, int *replays,
+                      maat_error *err)
+{
+    maat_ladder l = {0};
+    *games = *replays = 0;
+    if (maat_ladder_read(&l, ladder, 0, stderr, err))
+        return err ? err->code : MAAT_EIO;
+    char ladder_copy[4096], out_copy[4096];
+    snprintf(ladder_copy, sizeof ladder_copy, "%s", ladder);
+    snprintf(out_copy, sizeof out_copy, "%s", out);
+    const char *ladder_dir = dirname(ladder_copy);
+    const char *out_dir = dirname(out_copy);
+    char tmp[4200];
+    FILE *f = maat_replay_open_out(out, tmp, sizeof tmp, err);
+    if (!f) {
+        maat_ladder_free(&l);
+        return err ? err->code : MAAT_EIO;
+    }
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+          "<title>maat games: ", f);
+    maat_html_text(f, ladder);
+    fputs("</title>\n<style>body{font:14px system-ui,sans-serif;margin:2em;"
+          "color:#222}table{border-collapse:collapse}td,th{padding:4px 10px;"
+          "border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
+          ".seat{white-space:nowrap;margin-right:1em}.r1{color:#0a6b2d}"
+          ".out{text-decoration:line-through}i{color:#b00020}</style>"
+          "</head><body>\n<h1>Games of ", f);
+    maat_html_text(f, ladder);
+    fputs("</h1>\n<table><tr><th>game</th><th>kind</th><th>seats: rank, "
+          "bot, score, faults</th><th>decisions</th></tr>\n", f);
+    for (size_t i = 0; i < l.count; i++) {
+        const maat_ladder_game *g = &l.games[i];
+        char record[4096], page[4400], href[300];
+        const char *link = NULL;
+        if (safe_name(g->id) &&
+            find_record(g, ladder_dir, records, record, sizeof record)) {
+            snprintf(href, sizeof href, "%s.html", g->id);
+            snprintf(page, sizeof page, "%s/%s", out_dir, href);
+            maat_error e = {0, ""};
+            if (write_replay(g, record, ladder_dir, page, &e) == 0) {
+                link = href;
+                (*replays)++;
+            } else {
+                fprintf(stderr, "maat-replay: %s: %s\n", g->id, e.msg);
+            }
+        }
+        row(f, g, link);
+        (*games)++;
+    }
+    fputs("</table>\n</body></html>\n", f);
+    maat_ladder_free(&l);
+    return maat_replay_close_out(f, tmp, out, err);
+}
