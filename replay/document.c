@@ -39,7 +39,7 @@ static json_t *event_json(const maat_playback *p, const maat_event *e)
         for (int s = 0; s < p->seats; s++)
             if (e->visible_to >> s & 1)
                 json_array_append_new(to, json_integer(s));
-        json_object_set_new(j, "to", to); /* who could see it */
+        json_object_set_new(j, "seen_by", to); /* who could see it */
     }
     return j;
 }

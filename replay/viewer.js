@@ -90,7 +90,7 @@
   function eventText(e) {
     const parts = [];
     for (const k in e) {
-      if (k === 'event' || k === 'to') continue;
+      if (k === 'event' || k === 'seen_by') continue;
       const v = e[k];
       parts.push(k + ' ' + (typeof v === 'object' ? JSON.stringify(v) : v));
     }
@@ -161,8 +161,8 @@
     if (!ids.length) tx(g, x, y + h / 2 + 4, '-', { 'font-size': 11, fill: '#7a7167' });
   }
   function drawPyramids(st, seat, last) {
-    const n = st.seats, cols = n <= 2 ? 2 : n === 4 ? 2 : 3;
-    const PW = cols === 3 ? 300 : 455, PH = 270, W = cols * (PW + 10) + 10;
+    const n = st.seats, cols = 2;
+    const PW = 455, PH = 270, W = cols * (PW + 10) + 10;
     const rows = Math.ceil(n / cols);
     const svg = svgBox(W, 150 + rows * (PH + 10));
     const built = {};
@@ -228,7 +228,7 @@
       if (p.god) tx(g, PW - 10, 21, 'tile ' + p.god + ' ' + GODS[p.god],
                     { 'font-size': 11, 'text-anchor': 'end', fill: SEAT[i % 8] });
       /* pyramid: stage s, position q at x = (q - min) W + s W/2 */
-      const CW = cols === 3 ? 46 : 62, CH = cols === 3 ? 26 : 32;
+      const CW = 62, CH = 32;
       const cards = p.pyramid || [];
       let lo = 0;
       cards.forEach(function (c) { if (c[2] < lo) lo = c[2]; });
@@ -302,7 +302,9 @@
    * drawn from the bottom layer up so the higher cubes cover the lower. */
   function drawPyramix(st, seat, last) {
     const S = 42, cx = 40 + 5.3 * S, cy = 62 + 6 * S;
-    const svg = svgBox(940, 62 + 9.2 * S);
+    const rowH = st.scores ? 96 : 70, seats = (st.collected || []).length;
+    const layersTop = 90 + seats * rowH;
+    const svg = svgBox(940, Math.max(62 + 9.5 * S + 26, layersTop + 290));
     const P = function (x, y, z) {
       return [cx + (x - y) * 0.866 * S, cy + (x + y) * 0.5 * S - z * S];
     };
@@ -342,10 +344,13 @@
       sv(svg, 'polygon', { points: pts.join(' '), fill: 'none', stroke: '#e4002b',
                            'stroke-width': 3, 'stroke-dasharray': '6 3' });
     });
+    tx(svg, cx, 62 + 9.5 * S + 16, 'seen from above the apex', { 'font-size': 10,
+       'text-anchor': 'middle', fill: '#7a7167' });
+    pmxLayers(svg, st, 520, layersTop);
     /* what each seat holds */
     const order = ['blue', 'purple', 'orange', 'green', 'none'];
     (st.collected || []).forEach(function (held, i) {
-      const x0 = 520, y = 90 + i * (st.scores ? 96 : 70);
+      const x0 = 520, y = 90 + i * rowH;
       sv(svg, 'rect', { x: x0, y: y - 11, width: 11, height: 11, rx: 2, fill: SEAT[i % 8] });
       tx(svg, x0 + 16, y, 'seat ' + i + ': ' + botName(i) + ' holds ' + held.length,
          { 'font-size': 13, 'font-weight': st.to_move === i ? 'bold' : 'normal' });
@@ -359,6 +364,38 @@
       if (st.scores) scoreLine(svg, x0, y + 80, st.scores[i]);
     });
     return svg;
+  }
+
+  /* Every place layer by layer, as the same projection flattens it: the
+   * cubes under the surface too (unrevealed ones as the view knows them). */
+  function pmxLayers(svg, st, left, top) {
+    const s = 12, at = {};
+    (st.cubes || []).forEach(function (c) { at[c.x + ',' + c.y + ',' + c.z] = c; });
+    tx(svg, left, top, 'every place, layer by layer (the same projection):',
+       { 'font-size': 11, fill: '#7a7167' });
+    for (let L = 0; L < 6; L++) {
+      const row = Math.floor(L / 3);
+      const cx = left + 68 + (L % 3) * 136, cy = top + 80 + row * 140;
+      for (let x = 0; x <= L; x++)
+        for (let y = 0; x + y <= L; y++) {
+          const z = L - x - y, c = at[x + ',' + y + ',' + z];
+          const px = cx + (x - y) * 0.866 * s, py = cy + (x + y) * 0.5 * s - z * s + L * s * 0.25;
+          /* (the layer's extent is -L s .. L s / 2 about cy: centred) */
+          if (!c) {
+            sv(svg, 'circle', { cx: px, cy: py, r: s * 0.78, fill: 'none', stroke: '#d8d0c0',
+                                'stroke-dasharray': '2 2' });
+            continue;
+          }
+          sv(svg, 'circle', { cx: px, cy: py, r: s * 0.86, fill: c.colour ? PMX[c.colour] : '#cfc8ba',
+                              stroke: c.unrevealed ? '#fff' : '#1d1a16', 'stroke-width': 0.8,
+                              opacity: c.unrevealed ? 0.55 : 1 });
+          pmxSymbol(svg, c.colour ? c.symbol : null, px, py, s * 0.5,
+                    c.colour === 'none' || c.colour === 'purple' || c.colour === 'blue');
+        }
+      tx(svg, cx, cy + 74,
+         'layer ' + L + (L === 0 ? ' (apex)' : L === 5 ? ' (tray)' : ''),
+         { 'font-size': 10, 'text-anchor': 'middle', fill: '#7a7167' });
+    }
   }
 
   /* ================= Architects ========================================= */
@@ -609,7 +646,7 @@
     const d = step > 0 ? decisions[step - 1] : null;
     const events = d ? d.events : D.deal;
     const visible = (events || []).filter(function (e) {
-      return !e.to || seat < 0 || e.to.indexOf(seat) >= 0;
+      return !e.seen_by || seat < 0 || e.seen_by.indexOf(seat) >= 0;
     });
     const board = $('board');
     board.textContent = '';
@@ -646,8 +683,8 @@
     ev.appendChild(el('h2', seat < 0 ? 'Events' : 'Events seat ' + seat + ' saw'));
     const ul = el('ul');
     events.forEach(function (e) {
-      ul.appendChild(el('li', eventText(e) + (e.to ? ' (seen by seat ' + e.to.join(', ') + ' only)' : ''),
-                        e.to ? 'private' : ''));
+      ul.appendChild(el('li', eventText(e) + (e.seen_by ? ' (seen by seat ' + e.seen_by.join(', ') + ' only)' : ''),
+                        e.seen_by ? 'private' : ''));
     });
     ev.appendChild(ul);
     const logs = $('logs');

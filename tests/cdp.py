@@ -198,7 +198,9 @@ class Browser:
         r = self.call("Runtime.evaluate", session=True, expression=expr,
                       returnByValue=True, awaitPromise=True)
         if "exceptionDetails" in r:
-            self.errors.append("evaluate %r: %s" % (expr[:60], r["exceptionDetails"].get("text")))
+            d = r["exceptionDetails"]
+            self.errors.append("evaluate %r: %s" % (expr[:60], d.get("exception", {}).get(
+                "description") or d.get("text")))
             return None
         return r.get("result", {}).get("value")
 
