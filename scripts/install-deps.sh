@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(meson ninja-build pkg-config gcc clang libclang-rt-14-dev
       libzmq3-dev libmsgpack-dev libjansson-dev
-      python3 python3-zmq python3-msgpack jq procps parallel bubblewrap valgrind)
+      python3 python3-zmq python3-msgpack jq procps parallel bubblewrap valgrind
+      chromium)
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -43,13 +43,15 @@ def make_page(tmp, game, seats, seed):
     for s in range(seats):
         bots += ["--bot", "b%d=%s" % (s, GREEDY if s == 0 else RANDOM)]
     rec = make_record(REFEREE, None, game, seats, seed, rec_path, bots)
-    rec["seats"][1]["bot"] = EVIL          # a hand-edited record
-    rec["result"][1]["bot"] = EVIL
+    if game != "pyramids":  # (its screenshot is docs/img/replay-pyramids.png)
+        rec["seats"][1]["bot"] = EVIL      # a hand-edited record
+        rec["result"][1]["bot"] = EVIL
     with open(rec_path, "w") as f:
         json.dump(rec, f)
     log = os.path.join(tmp, game + ".log")
     with open(log, "w") as f:
         f.write("0\tfirst thoughts of seat 0\n1\t<script>alert(2)</script>\n")
+    # (hostile stderr in every game)
     page = os.path.join(tmp, game + ".html")
     r = run([REPLAY, rec_path, "-o", page, "--log", "0=" + log, "--log", "1=" + log])
     check(r.returncode == 0, "maat-replay %s: %s" % (game, r.stderr))
@@ -105,7 +107,9 @@ def test_game(b, tmp, game, seats, seed):
     check(parts and all(p in parts for p in first), "%s: score parts %s missing from %s"
           % (game, list(first), parts))
     # hostile text stayed text
-    check(EVIL in (text(b, "#seats") or ""), "%s: the hostile name is not shown as text" % game)
+    if game != "pyramids":
+        check(EVIL in (text(b, "#seats") or ""), "%s: the hostile name is not shown as "
+              "text" % game)
     check(b.eval("document.querySelectorAll('img, #board script, #logs script').length") == 0,
           "%s: an element was made from hostile text" % game)
     check("Page.javascriptDialogOpening" not in b.events, "%s: a dialog opened" % game)
