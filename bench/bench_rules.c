@@ -62,7 +62,7 @@ typedef struct result {
 
 /* Play one game to the end; returns its number of decisions, -1 on error. */
 static long long play_one(const maat_rules *r, const maat_setup *setup,
-                          uint64_t seed, int seats, maat_rng *rng,
+                          const maat_seed *seed, int seats, maat_rng *rng,
                           long long *sink)
 {
     maat_error err = {0};
@@ -77,7 +77,7 @@ static long long play_one(const maat_rules *r, const maat_setup *setup,
         int n = r->legal_actions(g, buf, BUF_ACTIONS);
         if (n == 0)
             break;
-        uint64_t k = maat_rng_below(rng, (uint64_t)n);
+        uint32_t k = maat_rng_below(rng, (uint32_t)n);
         maat_action a;
         if (n <= BUF_ACTIONS) {
             a = buf[k];
@@ -117,16 +117,23 @@ static int bench_seats(const maat_rules *r, const maat_setup *setup,
                        uint64_t seed, int seats, double seconds, result *out,
                        long long *sink)
 {
-    maat_rng rng; /* the players' choices */
-    maat_rng_seed(&rng, maat_seed_derive(seed, 1000u + (uint64_t)seats));
-    uint64_t deal_seed = maat_seed_derive(seed, (uint64_t)seats);
+    /* the players' choices: a stream keyed from the seed and the seat
+     * count; the deals: the short seeds seed, seed + 1, ... (any key costs
+     * the same to expand, and these cost nothing to make) */
+    maat_seed base, players;
+    char label[32];
+    maat_seed_from_u64(&base, seed);
+    snprintf(label, sizeof label, "players %d", seats);
+    maat_seed_derive(&players, &base, label);
+    maat_rng rng;
+    maat_rng_seed(&rng, &players);
     long long games = 0, decisions = 0;
     double c0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
     double t0 = now(), t = t0;
     do {
-        long long d = play_one(r, setup, maat_seed_derive(deal_seed,
-                                                          (uint64_t)games),
-                               seats, &rng, sink);
+        maat_seed deal;
+        maat_seed_from_u64(&deal, seed + (uint64_t)games);
+        long long d = play_one(r, setup, &deal, seats, &rng, sink);
         if (d < 0)
             return -1;
         decisions += d;

@@ -159,14 +159,17 @@ int main(int argc, char **argv)
         return 2;
     }
     maat_events ev = {0};
-    maat_game *g = r->game_new(setup, seed, seats, &ev, &err);
+    maat_seed deal, players;
+    maat_seed_from_u64(&deal, seed);
+    maat_game *g = r->game_new(setup, &deal, seats, &ev, &err);
     if (!g) {
         fprintf(stderr, "maat-play: %s\n", err.msg);
         r->setup_destroy(&setup);
         return 2;
     }
     maat_rng rng;
-    maat_rng_seed(&rng, maat_seed_derive(seed, 1));
+    maat_seed_derive(&players, &deal, "players");
+    maat_rng_seed(&rng, &players);
     printf("%s, seed %llu, %d seats, random players\n", r->name, seed, seats);
     int decisions = 0;
     for (;;) {

@@ -755,7 +755,9 @@ static void assign_seats(match *m, int k)
         base[i] = i;
     if (!m->c->fixed_seats) {
         maat_rng r;
-        maat_rng_seed(&r, maat_seed_derive(m->c->seed, 0x5ea75ULL));
+        maat_seed seed, key;
+        maat_seed_derive(&key, maat_seed_from_u64(&seed, m->c->seed), "seats");
+        maat_rng_seed(&r, &key);
         maat_rng_shuffle_int(&r, base, m->n);
     }
     for (int i = 0; i < m->n; i++) {
@@ -1009,10 +1011,12 @@ static int play_game(match *m, int k, maat_error *err)
     m->game_index = k;
     m->game_seed = m->c->same_deal ? m->c->seed : m->c->seed + (uint64_t)k;
     m->decision_no = 0;
-    maat_rng_seed(&m->default_rng, maat_seed_derive(m->game_seed, 0xdefa));
+    maat_seed deal, key;
+    maat_seed_derive(&key, maat_seed_from_u64(&deal, m->game_seed), "policy");
+    maat_rng_seed(&m->default_rng, &key);
     assign_seats(m, k);
     maat_events_clear(&m->ev);
-    m->g = r->game_new(m->setup, m->game_seed, m->n, &m->ev, err);
+    m->g = r->game_new(m->setup, &deal, m->n, &m->ev, err);
     if (!m->g)
         return err->code;
     m->n_dec = 0;

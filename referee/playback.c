@@ -41,8 +41,11 @@ int maat_playback_open(maat_playback *p, const char *path, const char *deck,
         maat_options_set(&opt, "deck", deck);
     p->setup = p->rules->setup_new(&opt, err);
     if (p->setup)
-        p->game = p->rules->game_new(p->setup, (uint64_t)json_integer_value(seed),
-                                     p->seats, ev, err);
+        p->game = p->rules->game_new(
+            p->setup,
+            maat_seed_from_u64(&(maat_seed){{0}},
+                               (uint64_t)json_integer_value(seed)),
+            p->seats, ev, err);
     if (!p->game) {
         int rc = err ? err->code : MAAT_EFORMAT;
         maat_playback_close(p);

@@ -74,7 +74,7 @@ static int act(maat_bot_turn *t, void *user)
             best = i;
             ties = 1;
         } else if (total[i] > total[best] - 1e-9 &&
-                   maat_rng_below(&t->rng, (uint64_t)++ties) == 0) {
+                   maat_rng_below(&t->rng, (uint32_t)++ties) == 0) {
             best = i;
         }
     }

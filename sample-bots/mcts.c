@@ -137,7 +137,7 @@ static void iterate(search *s, const maat_rules *r, maat_game *g,
             }
         }
         if (untried) {
-            int k = (int)maat_rng_below(rng, (uint64_t)untried);
+            int k = (int)maat_rng_below(rng, (uint32_t)untried);
             for (int i = 0; i < n; i++)
                 if (find_child(s, cur, &acts[i]) < 0 && k-- == 0) {
                     int c = new_node(s, cur, &acts[i], seat);

@@ -11,6 +11,10 @@
 
 static int check_failures, check_count;
 
+/* The short seed n (maat/rng.h) as a pointer that lives until the end of
+ * the enclosing block: R->game_new(setup, SEED(42), ...). */
+#define SEED(n) maat_seed_from_u64(&(maat_seed){{0}}, (uint64_t)(n))
+
 #define CHECK(cond, ...)                                                     \
     do {                                                                     \
         check_count++;                                                       \

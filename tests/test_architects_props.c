@@ -847,15 +847,15 @@ static maat_game *play(int seats, uint64_t seed, int full, int det,
     at.seats = seats;
     at.seed = (unsigned long long)seed;
     at.step = 0;
-    maat_game *g = R->game_new(setup, seed, seats, ev, &err);
+    maat_game *g = R->game_new(setup, SEED(seed), seats, ev, &err);
     CHECK1(g != NULL, WHERE "game_new: %s", WHERE_ARGS, err.msg);
     if (!g)
         return NULL;
     const maat_arc_state *st = maat_arc_state_of(g);
     maat_rng rng, junk, det_rng;
-    maat_rng_seed(&rng, seed ^ 0x5eedULL);
-    maat_rng_seed(&junk, seed ^ 0xbadULL);
-    maat_rng_seed(&det_rng, seed ^ 0xde7ULL);
+    maat_rng_seed(&rng, SEED(seed ^ 0x5eedULL));
+    maat_rng_seed(&junk, SEED(seed ^ 0xbadULL));
+    maat_rng_seed(&det_rng, SEED(seed ^ 0xde7ULL));
     maat_view *v[MAAT_ARC_MAX_SEATS] = {0};
     check_state(st);
     check_events(g, ev, 0);
@@ -900,7 +900,7 @@ static maat_game *play(int seats, uint64_t seed, int full, int det,
             for (int i = 0; i < 4; i++)
                 bad.arg[i] = (int)maat_rng_below(&junk, 8) - 1;
             if (maat_rng_below(&junk, 2)) { /* near a legal one */
-                bad = list[maat_rng_below(&junk, (uint64_t)n)];
+                bad = list[maat_rng_below(&junk, (uint32_t)n)];
                 bad.arg[maat_rng_below(&junk, 5)] +=
                     (int)maat_rng_below(&junk, 3) - 1;
             }
@@ -1010,8 +1010,8 @@ int main(int argc, char **argv)
     if (!bot_setup)
         return check_done("test_architects_props");
     {
-        maat_game *a = R->game_new(setup, 1, 2, NULL, &err);
-        maat_game *b = R->game_new(bot_setup, 1, 2, NULL, &err);
+        maat_game *a = R->game_new(setup, SEED(1), 2, NULL, &err);
+        maat_game *b = R->game_new(bot_setup, SEED(1), 2, NULL, &err);
         const maat_arc_state *sa = maat_arc_state_of(a),
                              *sb2 = maat_arc_state_of(b);
         S = sa->stones;
@@ -1042,7 +1042,7 @@ int main(int argc, char **argv)
             /* the same seed and actions: the same game */
             if (k % 10 == 0) {
                 maat_events ev2 = {0};
-                maat_game *h = R->game_new(setup, seed, seats, &ev2, &err);
+                maat_game *h = R->game_new(setup, SEED(seed), seats, &ev2, &err);
                 for (int i = 0; h && i < log.n; i++)
                     R->apply(h, &log.act[i], &ev2, &err);
                 CHECK1(h && memcmp(maat_arc_state_of(g), maat_arc_state_of(h),

@@ -35,7 +35,7 @@ static const maat_pyr_deck *deck;
 static maat_game *new_game(int seats, uint64_t seed, maat_events *ev)
 {
     maat_error err = {0, ""};
-    maat_game *g = R->game_new(setup, seed, seats, ev, &err);
+    maat_game *g = R->game_new(setup, SEED(seed), seats, ev, &err);
     CHECK(g != NULL, "game_new(%d seats) failed: %s", seats, err.msg);
     if (!g)
         exit(1);
@@ -185,10 +185,10 @@ static int grid_at(const maat_pyr_seat *s, int stage, int pos)
 static void deal(void)
 {
     maat_error err = {0, ""};
-    CHECK(R->game_new(setup, 1, 1, NULL, &err) == NULL &&
+    CHECK(R->game_new(setup, SEED(1), 1, NULL, &err) == NULL &&
               err.code == MAAT_EINVAL,
           "a 1-seat game was created");
-    CHECK(R->game_new(setup, 1, 6, NULL, &err) == NULL &&
+    CHECK(R->game_new(setup, SEED(1), 6, NULL, &err) == NULL &&
               err.code == MAAT_EINVAL,
           "a 6-seat game was created");
     for (int seats = 2; seats <= 5; seats++) {

@@ -90,9 +90,9 @@ static void legal_roundtrips(void)
     for (int seats = 2; seats <= 5; seats++)
         for (uint64_t seed = 0; seed < 25; seed++) {
             maat_error err = {0, ""};
-            maat_game *g = R->game_new(setup, seed, seats, NULL, &err);
+            maat_game *g = R->game_new(setup, SEED(seed), seats, NULL, &err);
             maat_rng rng;
-            maat_rng_seed(&rng, seed + 1000);
+            maat_rng_seed(&rng, SEED(seed + 1000));
             while (g && !R->is_over(g)) {
                 int n = R->legal_actions(g, list, 512);
                 for (int k = 0; k < n && k < 512; k++) {
@@ -135,7 +135,7 @@ static void structural_roundtrips(void)
         CHECK(roundtrip(&a), "keep %d", c);
     }
     maat_rng rng;
-    maat_rng_seed(&rng, 4);
+    maat_rng_seed(&rng, SEED(4));
     int bad = 0;
     for (int k = 0; k < 5000; k++) {
         int tomb = (int)maat_rng_below(&rng, 106) - 1;
@@ -426,9 +426,9 @@ static void observations_and_events(void)
     for (int seats = 2; seats <= 5; seats++) {
         maat_events ev = {0};
         maat_error err = {0, ""};
-        maat_game *g = R->game_new(setup, 77, seats, &ev, &err);
+        maat_game *g = R->game_new(setup, SEED(77), seats, &ev, &err);
         maat_rng rng;
-        maat_rng_seed(&rng, 78);
+        maat_rng_seed(&rng, SEED(78));
         int obs_bad = 0, ev_bad = 0;
         for (;;) {
             for (int i = -1; i <= seats; i++) { /* also non-seats */
@@ -511,7 +511,7 @@ int main(void)
     CHECK(setup != NULL, "setup_new: %s", err.msg);
     if (!setup)
         return check_done("pyramids_wire");
-    game = R->game_new(setup, 1, 3, NULL, &err);
+    game = R->game_new(setup, SEED(1), 3, NULL, &err);
     msgpack_sbuffer_init(&sb);
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
 

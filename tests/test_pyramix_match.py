@@ -4,7 +4,7 @@
 1. Matches: maat-referee --game pyramix with 2, 3 and 4 seats of the C
    sample bots (maat-random, maat-greedy, maat-mcts --iterations 30), some
    as 2-game series (seats rotate).  For every match the referee exits 0;
-   for every game record: game "pyramix", rules_version "pyramix-1", no
+   for every game record: game "pyramix", rules_version "pyramix-2", no
    faults, nobody out, every decision made by the bot itself, every seat
    decided, exactly 35 removals (56 cubes down to the 21 of the bottom
    layer), score parts ankhs/cranes/eyes/majority summing to the score,
@@ -391,7 +391,7 @@ def spy_matches(tmp, referee, spy):
                   "%s: spy%d got %s...%s" % (tag, s, types[:1], types[-1:]))
             welcome = msgs[0]
             check(welcome.get("game") == "pyramix" and
-                  welcome.get("rules_version") == "pyramix-1" and
+                  welcome.get("rules_version") == "pyramix-2" and
                   welcome.get("setup") == {},
                   "%s: welcome %s" % (tag, welcome))
             start = types.index("start")
@@ -463,7 +463,7 @@ def main():
                 for name in names:
                     games_of[name] = games_of.get(name, 0) + 1
                 check(record["game"] == "pyramix" and
-                      record["rules_version"] == "pyramix-1",
+                      record["rules_version"] == "pyramix-2",
                       "%s: game %s %s" % (what, record["game"],
                                           record["rules_version"]))
                 check(record["faults"] == [],
@@ -520,7 +520,7 @@ def main():
         check(len(lines) == n_games, "%d ladder lines for %d games"
               % (len(lines), n_games))
         check(all(x["game"] == "pyramix" and
-                  x["rules_version"] == "pyramix-1" and x["faults"] == []
+                  x["rules_version"] == "pyramix-2" and x["faults"] == []
                   for x in lines), "a ladder line is not a clean pyramix "
               "game")
         lad = env["ladder"]

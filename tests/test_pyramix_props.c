@@ -733,14 +733,14 @@ static void play(int seats, uint64_t seed, int full, int det,
     at.seats = seats;
     at.seed = (unsigned long long)seed;
     at.step = 0;
-    maat_game *g = R->game_new(setup, seed, seats, ev, &err);
+    maat_game *g = R->game_new(setup, SEED(seed), seats, ev, &err);
     CHECK1(g != NULL, WHERE "game_new: %s", WHERE_ARGS, err.msg);
     if (!g)
         return;
     maat_rng rng, junk, det_rng;
-    maat_rng_seed(&rng, seed ^ 0x5eedULL);
-    maat_rng_seed(&junk, seed ^ 0xbadULL);
-    maat_rng_seed(&det_rng, seed ^ 0xde7ULL);
+    maat_rng_seed(&rng, SEED(seed ^ 0x5eedULL));
+    maat_rng_seed(&junk, SEED(seed ^ 0xbadULL));
+    maat_rng_seed(&det_rng, SEED(seed ^ 0xde7ULL));
     maat_view *v[MAAT_PMX_MAX_SEATS] = {0};
     check_state(g);
     for (int i = 0; full && i < seats; i++)
@@ -905,7 +905,7 @@ static void replay(int seats, uint64_t seed, const action_log *log,
 {
     maat_events ev = {0};
     maat_error err = {0, ""};
-    maat_game *g = R->game_new(setup, seed, seats, &ev, &err);
+    maat_game *g = R->game_new(setup, SEED(seed), seats, &ev, &err);
     for (int k = 0; g && k < log->n; k++)
         CHECK1(R->apply(g, &log->act[k], &ev, &err) == MAAT_OK,
                "replay step %d refused: %s", k, err.msg);
@@ -933,12 +933,12 @@ static void replay(int seats, uint64_t seed, const action_log *log,
 static void random_positions(int count)
 {
     maat_error err = {0, ""};
-    maat_game *g = R->game_new(setup, 1, 3, NULL, &err);
+    maat_game *g = R->game_new(setup, SEED(1), 3, NULL, &err);
     if (!g)
         return;
     maat_pmx_state *st = maat_pmx_state_mut(g);
     maat_rng rng;
-    maat_rng_seed(&rng, 0x90517105ULL);
+    maat_rng_seed(&rng, SEED(0x90517105ULL));
     int wrong = 0, ends_above = 0;
     for (int k = 0; k < count; k++) {
         /* a random full pyramid, then peel random cubes that nothing
@@ -964,7 +964,7 @@ static void random_positions(int count)
             }
             if (!nc)
                 break;
-            int p = cand[maat_rng_below(&rng, (uint64_t)nc)];
+            int p = cand[maat_rng_below(&rng, (uint32_t)nc)];
             st->collected[0][st->cube[p]] = 1;
             st->n_collected[0]++;
             st->cube[p] = -1;
@@ -984,7 +984,7 @@ static void random_positions(int count)
                 }
                 if (at_c < 0 || !ns)
                     continue;
-                int q = surf[maat_rng_below(&rng, (uint64_t)ns)];
+                int q = surf[maat_rng_below(&rng, (uint32_t)ns)];
                 int8_t tmp = st->cube[q];
                 st->cube[q] = st->cube[at_c];
                 st->cube[at_c] = tmp;
@@ -1022,14 +1022,14 @@ int main(int argc, char **argv)
     CHECK(bot_setup != NULL, "setup_decode: %s", err.msg);
     if (!bot_setup)
         return check_done("pyramix_props");
-    maat_game *scratch = R->game_new(setup, 0, 4, NULL, &err);
+    maat_game *scratch = R->game_new(setup, SEED(0), 4, NULL, &err);
     static action_log log;
     for (int seats = 2; seats <= 4; seats++) {
         int8_t first[2][MAAT_PMX_PLACES];
         memset(first, 0, sizeof first);
         for (int k = 0; k < games; k++) {
             uint64_t seed =
-                maat_seed_derive(2026, (uint64_t)(seats * 100000 + k));
+                2026000000ULL + (uint64_t)(seats * 100000 + k);
             maat_events ev = {0};
             maat_game *g = NULL;
             play(seats, seed, k < FULL_CHECK_GAMES, k < DET_GAMES, scratch, &ev,
@@ -1043,7 +1043,7 @@ int main(int argc, char **argv)
                 replay(seats, seed, &log, g, &ev);
             if (k < 2) {
                 /* the deal: replay the seed without actions */
-                maat_game *d = R->game_new(setup, seed, seats, NULL, &err);
+                maat_game *d = R->game_new(setup, SEED(seed), seats, NULL, &err);
                 if (d)
                     memcpy(first[k], maat_pmx_state_of(d)->cube,
                            sizeof first[k]);

@@ -350,9 +350,10 @@ typedef struct view {
     int seat, over;
     int hidden[MAAT_PYR_MAX_SEATS]; /* each seat's face-down first card */
     uint8_t secret[MAAT_PYR_CARDS]; /* 0 = knowable; 1 deck; 2 face-down */
-    uint64_t forbidden[4];          /* seed and seeds derived from it */
+    uint64_t forbidden[4];          /* the seed as an integer */
     int n_forbidden;
-    char seed_text[32];
+    /* the seed's text, and the keys the referee derives from it */
+    char seed_text[3][MAAT_SEED_TEXT];
 } view;
 
 static int card_in(const uint8_t *a, int n, int c)
@@ -382,9 +383,13 @@ static void make_view(view *v, const maat_game *g, int seat, uint64_t seed,
             v->secret[hidden[j]] = 2;
     }
     v->forbidden[v->n_forbidden++] = seed;
-    v->forbidden[v->n_forbidden++] = maat_seed_derive(seed, 0xdefa);
-    v->forbidden[v->n_forbidden++] = maat_seed_derive(seed, 0x5ea75ULL);
-    snprintf(v->seed_text, sizeof v->seed_text, "%" PRIu64, seed);
+    static const char *const derived[] = {"policy", "seats"};
+    maat_seed key;
+    maat_seed_format(SEED(seed), v->seed_text[0]);
+    for (int i = 0; i < 2; i++) {
+        maat_seed_derive(&key, SEED(seed), derived[i]);
+        maat_seed_format(&key, v->seed_text[1 + i]);
+    }
 }
 
 typedef struct finding {
@@ -423,12 +428,15 @@ static int in_list(const msgpack_object *k, const char *const *list)
 static void check_string(const view *v, finding *f, const char *p, size_t n,
                          const char *path)
 {
-    size_t sl = strlen(v->seed_text);
-    for (size_t i = 0; i + sl <= n; i++)
-        if (memcmp(p + i, v->seed_text, sl) == 0) {
-            found(f, "the seed %s inside a string at %s", v->seed_text, path);
-            return;
-        }
+    for (int k = 0; k < 3; k++) {
+        size_t sl = strlen(v->seed_text[k]);
+        for (size_t i = 0; i + sl <= n; i++)
+            if (memcmp(p + i, v->seed_text[k], sl) == 0) {
+                found(f, "the seed (or a key derived from it) %s inside a "
+                      "string at %s", v->seed_text[k], path);
+                return;
+            }
+    }
 }
 
 static void check_card(const view *v, finding *f, int64_t c, const char *path)
@@ -749,7 +757,7 @@ static void check_match(const char *dir, int seats, uint64_t seed,
     maat_error err = {0};
     maat_setup *setup = R->setup_new(&opt, &err);
     maat_events ev = {0};
-    maat_game *g = setup ? R->game_new(setup, seed, seats, &ev, &err) : NULL;
+    maat_game *g = setup ? R->game_new(setup, SEED(seed), seats, &ev, &err) : NULL;
     CHECK(g != NULL, "game_new: %s", err.msg);
     if (!g || !ok || !json_is_array(decisions))
         goto out;
@@ -1060,7 +1068,7 @@ static void test_checker_fails(void)
     maat_options opt = {0};
     maat_error err = {0};
     maat_setup *setup = R->setup_new(&opt, &err);
-    maat_game *g = setup ? R->game_new(setup, seed, 3, NULL, &err) : NULL;
+    maat_game *g = setup ? R->game_new(setup, SEED(seed), 3, NULL, &err) : NULL;
     CHECK(g != NULL, "game_new: %s", err.msg);
     if (!g)
         return;
@@ -1070,7 +1078,7 @@ static void test_checker_fails(void)
     /* play on until seat 1 holds its face-down card and a pair, and it is
      * seat 0's turn with cards in hand */
     maat_rng rng;
-    maat_rng_seed(&rng, 5);
+    maat_rng_seed(&rng, SEED(5));
     for (int k = 0; k < 400 && !R->is_over(g); k++) {
         const maat_pyr_state *st = maat_pyr_state_of(g);
         maat_decision d = R->decision(g);
@@ -1091,7 +1099,7 @@ static void test_checker_fails(void)
         }
         if (nk == 0)
             break;
-        R->apply(g, &legal[keep[maat_rng_below(&rng, (uint64_t)nk)]], NULL,
+        R->apply(g, &legal[keep[maat_rng_below(&rng, (uint32_t)nk)]], NULL,
                  &err);
     }
     const maat_pyr_state *st = maat_pyr_state_of(g);
@@ -1162,7 +1170,7 @@ static void test_seed_from_match_id(void)
                                           NULL) == MAAT_OK) {
         maat_options opt = {0};
         maat_setup *setup = R->setup_new(&opt, NULL);
-        maat_game *g = R->game_new(setup, (uint64_t)recovered, 2, NULL, NULL);
+        maat_game *g = R->game_new(setup, SEED((uint64_t)recovered), 2, NULL, NULL);
         const maat_pyr_state *st = maat_pyr_state_of(g);
         const msgpack_object *q = maat_msg_get(
             maat_msg_get(&u.data, "observation"), "quarry");
@@ -1271,7 +1279,7 @@ static void test_records(void)
     json_t *decisions = json_object_get(t1, "decisions");
     maat_options opt = {0};
     maat_setup *setup = R->setup_new(&opt, NULL);
-    maat_game *g = R->game_new(setup, seed, seats, NULL, NULL);
+    maat_game *g = R->game_new(setup, SEED(seed), seats, NULL, NULL);
     size_t i, changed = (size_t)-1;
     json_t *d;
     json_array_foreach(decisions, i, d) {

@@ -1,34 +1,16 @@
-/* test_rng.c -- the PRNG every game and bot shares.
+/* test_rng.c -- seeds and the generator every game draws its chance from.
  *
- * Proves: maat_rng_seed is SplitMix64 seeding and maat_rng_next is
- * xoshiro256** (known answers re-derived by the independent Python below);
- * maat_rng_below stays in range (also for n = 1, 3, 2^63 + 1) and is
- * roughly uniform; the shuffles are permutations; a seed always gives the
- * same sequence, and a copied maat_rng forks the same stream.
- *
- * The expected numbers come from this Python 3 (run it to re-derive):
- *
- *   M = (1 << 64) - 1
- *   def sm(x):
- *       x = (x + 0x9e3779b97f4a7c15) & M; z = x
- *       z = ((z ^ (z >> 30)) * 0xbf58476d1ce4e5b9) & M
- *       z = ((z ^ (z >> 27)) * 0x94d049bb133111eb) & M
- *       return x, z ^ (z >> 31)
- *   def rotl(x, k): return ((x << k) | (x >> (64 - k))) & M
- *   def seed(v):
- *       s = []
- *       for i in range(4):
- *           v, z = sm(v); s.append(z)
- *       return s
- *   def nxt(s):
- *       r = (rotl((s[1] * 5) & M, 7) * 9) & M
- *       t = (s[1] << 17) & M
- *       s[2] ^= s[0]; s[3] ^= s[1]; s[1] ^= s[2]; s[0] ^= s[3]
- *       s[2] ^= t; s[3] = rotl(s[3], 45)
- *       return r
- *   for sd in (0, 42):
- *       s = seed(sd); print([hex(x) for x in s])
- *       print([hex(nxt(s)) for _ in range(4)])
+ * Proves: the stream is ChaCha20's keystream (RFC 8439's all-zero key
+ * vector, and seed 42's known words from docs/RNG.md, whose Python was
+ * checked against OpenSSL's ChaCha20); seeds parse, format and round-trip,
+ * reject everything but a decimal 0..2^64-1 or 64 hex digits, and tell a
+ * short seed; derive is keyed BLAKE2b (known answer) and separates labels
+ * and keys; the OS gives different seeds; maat_rng_below matches the
+ * documented multiply-shift draws, stays in range for every n up to
+ * 2^32 - 1, has no bias where a plain modulo would, and is uniform; the
+ * shuffles are permutations; a copy forks the same stream, a fork does
+ * not; the buffered stream is the same across refills.
+ * docs/RNG.md's full vectors (every deal) are checked by rng_doc.
  */
 #include <stdint.h>
 #include <string.h>
@@ -36,80 +18,187 @@
 #include "check.h"
 #include "maat/rng.h"
 
-static void known_answers(void)
+static void chacha20_known_answers(void)
 {
-    static const struct {
-        uint64_t seed, state[4], out[4];
-    } kat[] = {
-        {0,
-         {0xe220a8397b1dcdafULL, 0x6e789e6aa1b965f4ULL, 0x06c45d188009454fULL,
-          0xf88bb8a8724c81ecULL},
-         {0x99ec5f36cb75f2b4ULL, 0xbf6e1f784956452aULL, 0x1a5f849d4933e6e0ULL,
-          0x6aa594f1262d2d2cULL}},
-        {42,
-         {0xbdd732262feb6e95ULL, 0x28efe333b266f103ULL, 0x47526757130f9f52ULL,
-          0x581ce1ff0e4ae394ULL},
-         {0x15780b2e0c2ec716ULL, 0x6104d9866d113a7eULL, 0xae17533239e499a1ULL,
-          0xecb8ad4703b360a1ULL}},
-    };
-    for (size_t k = 0; k < sizeof kat / sizeof kat[0]; k++) {
-        maat_rng r;
-        maat_rng_seed(&r, kat[k].seed);
-        for (int i = 0; i < 4; i++)
-            CHECK(r.s[i] == kat[k].state[i],
-                  "seed %llu: state word %d is %016llx, want %016llx",
-                  (unsigned long long)kat[k].seed, i,
-                  (unsigned long long)r.s[i],
-                  (unsigned long long)kat[k].state[i]);
-        for (int i = 0; i < 4; i++) {
-            uint64_t x = maat_rng_next(&r);
-            CHECK(x == kat[k].out[i],
-                  "seed %llu: output %d is %016llx, want %016llx",
-                  (unsigned long long)kat[k].seed, i, (unsigned long long)x,
-                  (unsigned long long)kat[k].out[i]);
-        }
+    /* RFC 8439 appendix A.1, test vector #1: all-zero key, nonce and
+     * counter; keystream 76 b8 e0 ad a0 f1 3d 90 ... */
+    maat_rng r;
+    maat_rng_seed(&r, SEED(0));
+    static const uint32_t zero[4] = {0xade0b876, 0x903df1a0, 0xe56a5d40,
+                                     0x28bd8653};
+    for (int i = 0; i < 4; i++) {
+        uint32_t w = maat_rng_next32(&r);
+        CHECK(w == zero[i], "seed 0 word %d is %08x, want %08x", i, w,
+              zero[i]);
+    }
+    static const uint32_t w42[4] = {0x26e5761f, 0x6ae30a51, 0x5c8b5c62,
+                                    0xb4eb7f59};
+    maat_rng_seed(&r, SEED(42));
+    for (int i = 0; i < 4; i++) {
+        uint32_t w = maat_rng_next32(&r);
+        CHECK(w == w42[i], "seed 42 word %d is %08x, want %08x", i, w, w42[i]);
+    }
+    /* maat_rng_next: two words, the first low */
+    maat_rng_seed(&r, SEED(42));
+    uint64_t x = maat_rng_next(&r);
+    CHECK(x == 0x6ae30a5126e5761fULL, "seed 42 next() is %016llx",
+          (unsigned long long)x);
+}
+
+static void refills_continue_the_stream(void)
+{
+    /* words across many buffer refills equal a second stream read with
+     * forks of copies in between (a copy must not disturb the original) */
+    maat_rng a, b;
+    maat_rng_seed(&a, SEED(5));
+    maat_rng_seed(&b, SEED(5));
+    uint32_t first[1000];
+    for (int i = 0; i < 1000; i++)
+        first[i] = maat_rng_next32(&a);
+    int diff = 0;
+    for (int i = 0; i < 1000; i++) {
+        maat_rng c = b, child;
+        maat_rng_fork(&c, &child);
+        diff += maat_rng_next32(&b) != first[i];
+    }
+    CHECK(diff == 0, "the stream differed in %d of 1000 words", diff);
+    /* block k of the stream is ChaCha20 block k: word 16k of seed 0 is
+     * not word 0 again */
+    maat_rng_seed(&a, SEED(0));
+    uint32_t w0 = maat_rng_next32(&a);
+    for (int i = 1; i < 16; i++)
+        maat_rng_next32(&a);
+    CHECK(maat_rng_next32(&a) != w0, "block 1 repeats block 0");
+}
+
+static void parse_and_format(void)
+{
+    maat_seed s;
+    maat_error err = {0};
+    char text[MAAT_SEED_TEXT];
+    CHECK(maat_seed_parse(&s, "7", &err) == MAAT_OK && s.b[0] == 7 &&
+              maat_seed_is_short(&s) &&
+              !strcmp(maat_seed_format(&s, text), "7"),
+          "'7' is the short seed 7, formatted '7' (%s)", text);
+    CHECK(maat_seed_equal(&s, SEED(7)), "'7' differs from SEED(7)");
+    CHECK(maat_seed_parse(&s, "18446744073709551615", &err) == MAAT_OK &&
+              maat_seed_is_short(&s) &&
+              !strcmp(maat_seed_format(&s, text), "18446744073709551615"),
+          "2^64-1 round-trips (%s)", text);
+    const char *hex =
+        "00112233445566778899aabbccddeeff00112233445566778899AABBCCDDEEFF";
+    CHECK(maat_seed_parse(&s, hex, &err) == MAAT_OK && s.b[0] == 0x00 &&
+              s.b[1] == 0x11 && s.b[31] == 0xff && !maat_seed_is_short(&s),
+          "64 hex digits are the key, byte 0 first");
+    maat_seed_format(&s, text);
+    CHECK(!strcmp(text, "00112233445566778899aabbccddeeff0011223344556677"
+                        "8899aabbccddeeff"),
+          "a full key formats as lowercase hex: %s", text);
+    maat_seed t;
+    CHECK(maat_seed_parse(&t, text, &err) == MAAT_OK &&
+              maat_seed_equal(&s, &t),
+          "a full key round-trips");
+    /* a hex key whose bytes 8..31 are zero is short, and formats as the
+     * number it equals */
+    CHECK(maat_seed_parse(&s, "2a000000000000000000000000000000000000000000"
+                              "00000000000000000000",
+                          &err) == MAAT_OK &&
+              maat_seed_is_short(&s) &&
+              !strcmp(maat_seed_format(&s, text), "42"),
+          "hex 2a00.. is the short seed 42 (%s)", text);
+    static const char *const bad[] = {
+        "", "-1", "+1", " 1", "1 ", "0x10", "18446744073709551616",
+        "99999999999999999999", "123456789012345678901", "1e3", "abc",
+        "00112233445566778899aabbccddeeff00112233445566778899aabbccddeef",
+        "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff0",
+        "00112233445566778899aabbccddeeff00112233445566778899aabbccddeefg"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        err.code = 0;
+        err.msg[0] = 0;
+        CHECK(maat_seed_parse(&s, bad[i], &err) == MAAT_EINVAL &&
+                  strstr(err.msg, "64 hex digits"),
+              "seed '%s' was accepted or not explained (%s)", bad[i],
+              err.msg);
+    }
+    CHECK(maat_seed_parse(&s, NULL, &err) == MAAT_EINVAL, "NULL accepted");
+}
+
+static void derive_and_random(void)
+{
+    maat_seed d, e;
+    char text[MAAT_SEED_TEXT];
+    maat_seed_derive(&d, SEED(42), "game 1");
+    CHECK(!strcmp(maat_seed_format(&d, text),
+                  "c833847d460e186b5cc3105d8efaa19881998c50e72d7f9fabb6ebd8"
+                  "72e77a64"),
+          "derive(42, 'game 1') = %s", text);
+    maat_seed_derive(&e, SEED(42), "game 2");
+    CHECK(!maat_seed_equal(&d, &e), "labels game 1 and game 2 coincide");
+    maat_seed_derive(&e, SEED(43), "game 1");
+    CHECK(!maat_seed_equal(&d, &e), "keys 42 and 43 coincide");
+    CHECK(!maat_seed_is_short(&d), "a derived seed is short");
+
+    maat_seed a, b;
+    maat_error err = {0};
+    CHECK(maat_seed_random(&a, &err) == MAAT_OK &&
+              maat_seed_random(&b, &err) == MAAT_OK,
+          "getrandom failed: %s", err.msg);
+    CHECK(!maat_seed_equal(&a, &b) && !maat_seed_is_short(&a) &&
+              !maat_seed_is_short(&b),
+          "two seeds from the OS are equal or short");
+}
+
+static void below_known_answers(void)
+{
+    /* docs/RNG.md: after seeding 42, below(10, 105, 1000, 3, 2^31+1,
+     * 2^32-1) */
+    static const uint32_t n[6] = {10, 105, 1000, 3, 2147483649u, 4294967295u};
+    static const uint32_t want[6] = {1, 43, 361, 2, 1729495563u, 3012146492u};
+    maat_rng r;
+    maat_rng_seed(&r, SEED(42));
+    for (int i = 0; i < 6; i++) {
+        uint32_t x = maat_rng_below(&r, n[i]);
+        CHECK(x == want[i], "below(%u) is %u, want %u", n[i], x, want[i]);
     }
 }
 
 static void below_in_range(void)
 {
-    static const uint64_t ns[] = {1, 2, 3, 5, 6, 7, 10, 100, 105, 1000003,
-                                  (1ULL << 32) + 1, (1ULL << 63),
-                                  (1ULL << 63) + 1, UINT64_MAX};
+    static const uint32_t ns[] = {1, 2, 3, 5, 6, 7, 10, 100, 105, 1000003,
+                                  (1u << 31), (1u << 31) + 1, UINT32_MAX};
     maat_rng r;
-    maat_rng_seed(&r, 7);
+    maat_rng_seed(&r, SEED(7));
     for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
         int bad = 0;
         for (int i = 0; i < 20000; i++)
             bad += maat_rng_below(&r, ns[k]) >= ns[k];
-        CHECK(bad == 0, "below(%llu) gave %d values out of range",
-              (unsigned long long)ns[k], bad);
+        CHECK(bad == 0, "below(%u) gave %d values out of range", ns[k], bad);
     }
-    /* below(1) is always 0 */
     int nonzero = 0;
     for (int i = 0; i < 1000; i++)
-        nonzero += maat_rng_below(&r, 1) != 0;
-    CHECK(nonzero == 0, "below(1) was not 0 %d times", nonzero);
-    /* below(2^63 + 1) reaches the top of its range: about half the draws
-     * are >= 2^62 */
-    int high = 0;
+        nonzero += maat_rng_below(&r, 1) != 0 || maat_rng_below(&r, 0) != 0;
+    CHECK(nonzero == 0, "below(1) or below(0) was not 0 %d times", nonzero);
+    /* no bias: with n = 3 * 2^30, (x * n) >> 32 alone maps two words x to
+     * every multiple of 3 and one to the other values, so half the draws
+     * would be multiples of 3; the redraws make it a third */
+    int threes = 0;
+    for (int i = 0; i < 30000; i++)
+        threes += maat_rng_below(&r, 3u << 30) % 3 == 0;
+    CHECK(threes > 9500 && threes < 10500,
+          "below(3*2^30): %d of 30000 draws are multiples of 3, want 10000",
+          threes);
+    /* below(2^31 + 1) reaches its top: about half the draws >= 2^30 */
+    int half = 0;
     for (int i = 0; i < 10000; i++)
-        high += maat_rng_below(&r, (1ULL << 63) + 1) >= (1ULL << 62);
-    CHECK(high > 4600 && high < 5400,
-          "below(2^63+1): %d of 10000 draws >= 2^62, want about 5000", high);
-    /* no modulo bias: with n = 3 * 2^62 a plain x % n would put half the
-     * draws below 2^62; the unbiased draw puts a third there */
-    int low = 0;
-    for (int i = 0; i < 10000; i++)
-        low += maat_rng_below(&r, 3ULL << 62) < (1ULL << 62);
-    CHECK(low > 3000 && low < 3700,
-          "below(3*2^62): %d of 10000 draws < 2^62, want about 3333", low);
+        half += maat_rng_below(&r, (1u << 31) + 1) >= (1u << 30);
+    CHECK(half > 4600 && half < 5400,
+          "below(2^31+1): %d of 10000 draws >= 2^30, want about 5000", half);
 }
 
 static void below_uniform(void)
 {
     maat_rng r;
-    maat_rng_seed(&r, 12345);
+    maat_rng_seed(&r, SEED(12345));
     int bucket[6] = {0};
     for (int i = 0; i < 60000; i++)
         bucket[maat_rng_below(&r, 6)]++;
@@ -122,7 +211,7 @@ static void below_uniform(void)
 static void shuffle_is_permutation(void)
 {
     maat_rng r;
-    maat_rng_seed(&r, 99);
+    maat_rng_seed(&r, SEED(99));
     int moved_total = 0;
     for (int round = 0; round < 200; round++) {
         uint8_t a[105];
@@ -147,21 +236,19 @@ static void shuffle_is_permutation(void)
             ok &= seen_a[i] == 1 && seen_b[i] == 1;
         CHECK(ok, "shuffle %d is not a permutation", round);
     }
-    /* a shuffle that never moves anything is not a shuffle */
     CHECK(moved_total > 200 * 100, "shuffles moved only %d elements",
           moved_total);
-    /* n = 0 and 1 are no-ops */
     uint8_t one = 5;
     maat_rng_shuffle_u8(&r, &one, 1);
     maat_rng_shuffle_u8(&r, &one, 0);
     CHECK(one == 5, "shuffle of one element changed it to %d", one);
 }
 
-static void same_seed_same_sequence(void)
+static void copies_and_forks(void)
 {
     maat_rng a, b;
-    maat_rng_seed(&a, 0xdeadbeefULL);
-    maat_rng_seed(&b, 0xdeadbeefULL);
+    maat_rng_seed(&a, SEED(0xdeadbeef));
+    maat_rng_seed(&b, SEED(0xdeadbeef));
     int diff = 0;
     for (int i = 0; i < 1000; i++)
         diff += maat_rng_next(&a) != maat_rng_next(&b);
@@ -173,40 +260,38 @@ static void same_seed_same_sequence(void)
         diff += maat_rng_below(&a, 1000) != maat_rng_below(&c, 1000);
     CHECK(diff == 0, "a copied rng diverged %d times", diff);
 
+    /* a fork is another stream, and advances its parent by 8 words */
+    maat_rng child, parent = a;
+    maat_rng_fork(&a, &child);
+    for (int i = 0; i < 8; i++)
+        maat_rng_next32(&parent);
+    int same = 0;
+    diff = 0;
+    for (int i = 0; i < 100; i++) {
+        uint32_t x = maat_rng_next32(&child), y = maat_rng_next32(&a);
+        same += x == y;
+        diff += y != maat_rng_next32(&parent);
+    }
+    CHECK(same < 3, "a fork followed its parent %d of 100 times", same);
+    CHECK(diff == 0, "a fork did not take exactly 8 words (%d)", diff);
+
     maat_rng d, e;
-    maat_rng_seed(&d, 1);
-    maat_rng_seed(&e, 2);
+    maat_rng_seed(&d, SEED(1));
+    maat_rng_seed(&e, SEED(2));
     CHECK(maat_rng_next(&d) != maat_rng_next(&e),
           "seeds 1 and 2 gave the same first output");
-
-    uint8_t x[105], y[105];
-    for (int i = 0; i < 105; i++)
-        x[i] = y[i] = (uint8_t)i;
-    maat_rng_seed(&d, 77);
-    maat_rng_seed(&e, 77);
-    maat_rng_shuffle_u8(&d, x, 105);
-    maat_rng_shuffle_u8(&e, y, 105);
-    CHECK(memcmp(x, y, sizeof x) == 0, "same seed, different shuffles");
-}
-
-static void seed_derive(void)
-{
-    /* one SplitMix64 step of seed ^ (stream * golden): for seed 0 and
-     * stream 0 that is SplitMix64(0)'s first output (see the Python). */
-    CHECK(maat_seed_derive(0, 0) == 0xe220a8397b1dcdafULL,
-          "maat_seed_derive(0, 0) = %016llx",
-          (unsigned long long)maat_seed_derive(0, 0));
-    CHECK(maat_seed_derive(5, 1) != maat_seed_derive(5, 2),
-          "streams 1 and 2 of seed 5 coincide");
 }
 
 int main(void)
 {
-    known_answers();
+    chacha20_known_answers();
+    refills_continue_the_stream();
+    parse_and_format();
+    derive_and_random();
+    below_known_answers();
     below_in_range();
     below_uniform();
     shuffle_is_permutation();
-    same_seed_same_sequence();
-    seed_derive();
+    copies_and_forks();
     return check_done("rng");
 }

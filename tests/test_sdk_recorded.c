@@ -193,7 +193,7 @@ int main(void)
 {
     maat_error err = {0, ""};
     maat_rng rng;
-    maat_rng_seed(&rng, 11);
+    maat_rng_seed(&rng, SEED(11));
     static maat_action legal[512];
     maat_pyr_state st;
 
@@ -227,8 +227,8 @@ int main(void)
     {
         /* the decoded deck is the reference deck, card by card */
         maat_setup *ref = R->setup_new(NULL, &err);
-        maat_game *a = R->game_new(ref, 1, 2, NULL, &err);
-        maat_game *b = R->game_new(setup, 1, 2, NULL, &err);
+        maat_game *a = R->game_new(ref, SEED(1), 2, NULL, &err);
+        maat_game *b = R->game_new(setup, SEED(1), 2, NULL, &err);
         const maat_pyr_deck *da = maat_pyr_state_of(a)->deck;
         const maat_pyr_deck *db = maat_pyr_state_of(b)->deck;
         int diff = -1;
@@ -312,28 +312,28 @@ int main(void)
         CHECK(n == 3, "god: %d legal actions, want 3", n);
         if (n == 3) {
             maat_action w[3] = {act(MAAT_PYR_GOD, 1, -1, -1, -1, -1),
-                                act(MAAT_PYR_GOD, 3, -1, -1, -1, -1),
-                                act(MAAT_PYR_GOD, 4, -1, -1, -1, -1)};
+                                act(MAAT_PYR_GOD, 2, -1, -1, -1, -1),
+                                act(MAAT_PYR_GOD, 3, -1, -1, -1, -1)};
             for (int i = 0; i < 3; i++)
                 CHECK(same_action(&legal[i], &w[i]), "god: legal[%d] is "
                       "kind %d tile %d", i, legal[i].kind, legal[i].arg[0]);
         }
         if (decode_obs(&god, &st) == MAAT_OK) {
-            static const int hand[] = {54};
+            static const int hand[] = {22};
             CHECK(st.seats == 2 && st.round == 1 && st.first == 0 &&
                       st.phase == MAAT_PYR_GOD && st.to_move == 0 &&
                       st.cursor == 0,
                   "god: seats/round/first/phase/to_move/cursor %d/%d/%d/%d/"
                   "%d/%d", st.seats, st.round, st.first, st.phase,
                   st.to_move, st.cursor);
-            CHECK(st.deck_pos == 6 && st.set_aside == 2,
+            CHECK(st.deck_pos == 6 && st.set_aside == 4,
                   "god: deck_pos %d (deck_size 99), set_aside %d",
                   st.deck_pos, st.set_aside);
-            CHECK(st.quarry[0][0] == 55 && st.quarry[0][1] == 91 &&
-                      st.quarry[1][0] == 62 && st.quarry[1][1] == 103,
+            CHECK(st.quarry[0][0] == 34 && st.quarry[0][1] == 82 &&
+                      st.quarry[1][0] == 5 && st.quarry[1][1] == 20,
                   "god: quarry");
             CHECK(cards_are(st.seat[0].hand, st.seat[0].hand_n, hand, 1),
-                  "god: own hand is not [54]");
+                  "god: own hand is not [22]");
             CHECK(st.seat[1].hand_n == 1 &&
                       st.seat[1].hand[0] == MAAT_PYR_UNKNOWN,
                   "god: the other hand is not 1 unknown card");
@@ -365,10 +365,10 @@ int main(void)
         }
         if (decode_obs(&pair, &st) == MAAT_OK) {
             CHECK(st.phase == MAAT_PYR_PAIR && st.to_move == 0 &&
-                      st.seat[0].god == MAAT_PYR_KHEPRI &&
-                      st.seat[1].god == MAAT_PYR_SEKHMET &&
-                      st.tile_owner[3] == 0 && st.tile_owner[4] == 1 &&
-                      st.tile_owner[1] == -1 && st.cursor == 3,
+                      st.seat[0].god == MAAT_PYR_ANUBIS &&
+                      st.seat[1].god == MAAT_PYR_KHEPRI &&
+                      st.tile_owner[2] == 0 && st.tile_owner[3] == 1 &&
+                      st.tile_owner[1] == -1 && st.cursor == 2,
                   "pair: phase %d to_move %d gods %d/%d cursor %d",
                   st.phase, st.to_move, st.seat[0].god, st.seat[1].god,
                   st.cursor);
@@ -381,47 +381,49 @@ int main(void)
     msg_load(&build, "request_build");
     if (build.m) {
         const msgpack_object *m = build.m;
-        CHECK(geti(m, "seq") == 12 &&
+        CHECK(geti(m, "seq") == 19 &&
                   maat_msg_str_eq(maat_msg_get(m, "decision"), "build"),
               "build: seq/decision");
         int n = decode_legal(m, legal, 512);
-        CHECK(n == 42, "build: %d legal actions, want 42", n);
-        if (n == 42) {
-            maat_action first = act(MAAT_PYR_BUILD, 91, 0, -1, -1, -1);
-            maat_action second = act(MAAT_PYR_BUILD, 91, 0, -1, -1, 69);
-            maat_action fifth = act(MAAT_PYR_BUILD, 91, 0, -1, 69, 81);
-            maat_action last = act(MAAT_PYR_BUILD, 81, 0, 1, 69, 91);
+        CHECK(n == 63, "build: %d legal actions, want 63", n);
+        if (n == 63) {
+            maat_action first = act(MAAT_PYR_BUILD, 82, 0, -2, -1, -1);
+            maat_action second = act(MAAT_PYR_BUILD, 82, 0, -2, -1, 18);
+            maat_action fifth = act(MAAT_PYR_BUILD, 82, 0, -2, 18, 85);
+            maat_action last = act(MAAT_PYR_BUILD, 85, 1, -1, 18, 82);
             CHECK(same_action(&legal[0], &first) &&
                       same_action(&legal[1], &second) &&
                       same_action(&legal[4], &fifth) &&
-                      same_action(&legal[41], &last),
-                  "build: legal[0,1,4,41] are not the recorded ones");
+                      same_action(&legal[62], &last),
+                  "build: legal[0,1,4,62] are not the recorded ones");
             int both = 0;
             for (int i = 0; i < n; i++)
                 both += legal[i].arg[3] >= 0 && legal[i].arg[4] >= 0;
-            CHECK(both == 12, "build: %d actions with tomb and obelisk, "
-                  "want 12", both);
+            CHECK(both == 18, "build: %d actions with tomb and obelisk, "
+                  "want 18", both);
         }
         if (decode_obs(&build, &st) == MAAT_OK) {
-            static const int hand[] = {91, 69, 81}, obelisk[] = {54};
-            CHECK(st.round == 2 && st.first == 1 &&
-                      st.phase == MAAT_PYR_BUILD && st.deck_pos == 10 &&
-                      st.set_aside == 3 && st.seat[0].god == MAAT_PYR_SEKHMET &&
-                      st.seat[1].god == MAAT_PYR_ANUBIS,
+            static const int hand[] = {82, 18, 85}, tomb[] = {22, 74};
+            CHECK(st.round == 3 && st.first == 0 &&
+                      st.phase == MAAT_PYR_BUILD && st.deck_pos == 14 &&
+                      st.set_aside == 2 && st.seat[0].god == MAAT_PYR_SEKHMET &&
+                      st.seat[1].god == MAAT_PYR_HORUS,
                   "build: round/first/phase/deck/set_aside/gods");
             CHECK(cards_are(st.seat[0].hand, st.seat[0].hand_n, hand, 3),
-                  "build: own hand is not [91, 69, 81]");
-            CHECK(cards_are(st.seat[0].obelisk, st.seat[0].obelisk_n,
-                            obelisk, 1) &&
-                      st.seat[0].pyramid_n == 1 &&
-                      st.seat[0].grid[0][MAAT_PYR_POS_OFFSET] == 55,
-                  "build: own obelisk [54], pyramid 55 at 0/0");
-            CHECK(st.seat[1].pyramid_n == 2 &&
-                      st.seat[1].grid[0][MAAT_PYR_POS_OFFSET - 1] == 103 &&
-                      st.seat[1].grid[0][MAAT_PYR_POS_OFFSET] == 8 &&
-                      st.seat[1].hand_n == 1 && st.seat[1].tomb_n == 2 &&
-                      st.seat[1].tomb[0] == MAAT_PYR_UNKNOWN &&
-                      st.seat[1].tomb[1] == MAAT_PYR_UNKNOWN,
+                  "build: own hand is not [82, 18, 85]");
+            CHECK(cards_are(st.seat[0].tomb, st.seat[0].tomb_n, tomb, 2) &&
+                      st.seat[0].obelisk_n == 0 &&
+                      st.seat[0].pyramid_n == 2 &&
+                      st.seat[0].grid[0][MAAT_PYR_POS_OFFSET - 1] == 61 &&
+                      st.seat[0].grid[0][MAAT_PYR_POS_OFFSET] == 34,
+                  "build: own tomb [22, 74], no obelisk, pyramid 61 at "
+                  "0/-1 and 34 at 0/0");
+            CHECK(st.seat[1].pyramid_n == 3 &&
+                      st.seat[1].grid[0][MAAT_PYR_POS_OFFSET] == 28 &&
+                      st.seat[1].grid[0][MAAT_PYR_POS_OFFSET + 1] == 5 &&
+                      st.seat[1].grid[1][MAAT_PYR_POS_OFFSET] == 91 &&
+                      st.seat[1].hand_n == 2 && st.seat[1].tomb_n == 1 &&
+                      st.seat[1].tomb[0] == MAAT_PYR_UNKNOWN,
                   "build: the other seat's pyramid, hand and tomb");
             CHECK(st.quarry[0][0] == -1 && st.quarry[1][0] == -1,
                   "build: the quarry is empty");
@@ -434,30 +436,30 @@ int main(void)
     msg_load(&keep, "request_keep");
     if (keep.m) {
         const msgpack_object *m = keep.m;
-        CHECK(geti(m, "seq") == 46 &&
+        CHECK(geti(m, "seq") == 34 &&
                   maat_msg_str_eq(maat_msg_get(m, "decision"), "keep"),
               "keep: seq/decision");
         int n = decode_legal(m, legal, 512);
-        maat_action w0 = act(MAAT_PYR_KEEP, 64, -1, -1, -1, -1);
-        maat_action w1 = act(MAAT_PYR_KEEP, 27, -1, -1, -1, -1);
+        maat_action w0 = act(MAAT_PYR_KEEP, 62, -1, -1, -1, -1);
+        maat_action w1 = act(MAAT_PYR_KEEP, 9, -1, -1, -1, -1);
         CHECK(n == 2 && same_action(&legal[0], &w0) &&
                   same_action(&legal[1], &w1),
-              "keep: legal is not keep 64, keep 27 (%d actions)", n);
+              "keep: legal is not keep 62, keep 9 (%d actions)", n);
         if (decode_obs(&keep, &st) == MAAT_OK) {
-            static const int hand[] = {64, 27}, tomb[] = {69, 63, 23, 20, 51};
-            CHECK(st.round == 7 && st.phase == MAAT_PYR_KEEP &&
+            static const int hand[] = {62, 9}, tomb[] = {22, 74, 18, 17};
+            CHECK(st.round == 5 && st.phase == MAAT_PYR_KEEP &&
                       st.to_move == 0 && st.first == 0 && st.cursor == 0 &&
-                      st.deck_pos == 30 && st.set_aside == 1,
+                      st.deck_pos == 22 && st.set_aside == 1,
                   "keep: round %d phase %d to_move %d cursor %d deck_pos %d",
                   st.round, st.phase, st.to_move, st.cursor, st.deck_pos);
             CHECK(cards_are(st.seat[0].hand, st.seat[0].hand_n, hand, 2) &&
-                      cards_are(st.seat[0].tomb, st.seat[0].tomb_n, tomb, 5),
-                  "keep: own hand [64, 27], tomb [69, 63, 23, 20, 51]");
+                      cards_are(st.seat[0].tomb, st.seat[0].tomb_n, tomb, 4),
+                  "keep: own hand [62, 9], tomb [22, 74, 18, 17]");
             CHECK(st.discard_n == 3 &&
-                      memcmp(st.discard, (uint8_t[]){36, 58, 99}, 3) == 0,
-                  "keep: discard [36, 58, 99]");
-            CHECK(st.seat[1].hand_n == 2 && st.seat[1].tomb_n == 3 &&
-                      st.seat[0].pyramid_n == 7 && st.seat[1].pyramid_n == 7,
+                      memcmp(st.discard, (uint8_t[]){20, 49, 40}, 3) == 0,
+                  "keep: discard [20, 49, 40]");
+            CHECK(st.seat[1].hand_n == 2 && st.seat[1].tomb_n == 1 &&
+                      st.seat[0].pyramid_n == 5 && st.seat[1].pyramid_n == 5,
                   "keep: sizes");
             /* the tiles went back before the keep decisions */
             CHECK(st.seat[0].god == 0 && st.seat[1].god == 0,
@@ -471,30 +473,30 @@ int main(void)
     msg_load(&late, "request_late");
     if (late.m) {
         const msgpack_object *m = late.m;
-        CHECK(geti(m, "seq") == 49 &&
+        CHECK(geti(m, "seq") == 50 &&
                   maat_msg_str_eq(maat_msg_get(m, "decision"), "god"),
               "late: seq/decision");
-        CHECK(arr_len(maat_msg_get(m, "events")) == 7, "late: 7 events");
+        CHECK(arr_len(maat_msg_get(m, "events")) == 9, "late: 9 events");
         int n = decode_legal(m, legal, 512);
-        maat_action w0 = act(MAAT_PYR_GOD, 3, -1, -1, -1, -1);
+        maat_action w0 = act(MAAT_PYR_GOD, 1, -1, -1, -1, -1);
         maat_action w1 = act(MAAT_PYR_GOD, 4, -1, -1, -1, -1);
         CHECK(n == 2 && same_action(&legal[0], &w0) &&
                   same_action(&legal[1], &w1),
-              "late: legal is not god 3, god 4 (%d actions)", n);
+              "late: legal is not god 1, god 4 (%d actions)", n);
         if (decode_obs(&late, &st) == MAAT_OK) {
-            static const int hand[] = {27};
+            static const int hand[] = {33};
             CHECK(st.round == 8 && st.first == 1 && st.to_move == 0 &&
-                      st.cursor == 1 && st.set_aside == 1 &&
+                      st.cursor == 1 && st.set_aside == 3 &&
                       st.deck_pos == 34 && st.seat[1].god == MAAT_PYR_ANUBIS &&
                       st.tile_owner[2] == 1,
                   "late: round/first/to_move/cursor/set_aside/deck/god");
             CHECK(cards_are(st.seat[0].hand, st.seat[0].hand_n, hand, 1) &&
-                      st.seat[0].tomb_n == 5 && st.seat[1].tomb_n == 3 &&
-                      st.discard_n == 5 && st.discard[4] == 12,
-                  "late: hand [27], tombs 5/3, discard ends with 12");
-            CHECK(st.quarry[0][0] == 9 && st.quarry[0][1] == 1 &&
-                      st.quarry[1][0] == 68 && st.quarry[1][1] == 25,
-                  "late: quarry [[9, 1], [68, 25]]");
+                      st.seat[0].tomb_n == 4 && st.seat[1].tomb_n == 2 &&
+                      st.discard_n == 6 && st.discard[5] == 55,
+                  "late: hand [33], tombs 4/2, discard ends with 55");
+            CHECK(st.quarry[0][0] == 14 && st.quarry[0][1] == 72 &&
+                      st.quarry[1][0] == 98 && st.quarry[1][1] == 8,
+                  "late: quarry [[14, 72], [98, 8]]");
         }
         view_step(view, &late, seat, &rng, "late");
     }
@@ -511,24 +513,24 @@ int main(void)
                   ranks->via.array.ptr[1].via.u64 == 2,
               "end: type/game_index/ranks [1, 2]");
         const msgpack_object *ev = maat_msg_get(m, "events");
-        CHECK(arr_len(ev) == 5 &&
-                  maat_msg_str_eq(maat_msg_get(&ev->via.array.ptr[4], "event"),
+        CHECK(arr_len(ev) == 8 &&
+                  maat_msg_str_eq(maat_msg_get(&ev->via.array.ptr[7], "event"),
                                   "end"),
-              "end: 5 events, the last 'end'");
+              "end: 8 events, the last 'end'");
         if (decode_obs(&end, &st) == MAAT_OK) {
-            static const int tomb0[] = {69, 63, 23, 20, 51, 6},
-                             tomb1[] = {62, 40, 46, 42, 79};
+            static const int tomb0[] = {22, 74, 18, 17, 98, 8, 76},
+                             tomb1[] = {15, 102, 1, 25};
             CHECK(st.phase == MAAT_PYR_OVER && st.to_move == -1 &&
                       st.round == 10 && st.deck_pos == 42,
                   "end: phase %d to_move %d round %d deck_pos %d", st.phase,
                   st.to_move, st.round, st.deck_pos);
-            CHECK(cards_are(st.seat[0].tomb, st.seat[0].tomb_n, tomb0, 6) &&
-                      cards_are(st.seat[1].tomb, st.seat[1].tomb_n, tomb1, 5),
+            CHECK(cards_are(st.seat[0].tomb, st.seat[0].tomb_n, tomb0, 7) &&
+                      cards_are(st.seat[1].tomb, st.seat[1].tomb_n, tomb1, 4),
                   "end: the revealed tombs");
             CHECK(st.seat[0].pyramid_n == 10 && st.seat[1].pyramid_n == 10 &&
-                      st.seat[0].hand_n == 0 && st.discard_n == 8 &&
-                      st.seat[0].obelisk_n == 3 &&
-                      st.seat[0].grid[3][MAAT_PYR_POS_OFFSET - 2] == 3,
+                      st.seat[0].hand_n == 0 && st.discard_n == 9 &&
+                      st.seat[0].obelisk_n == 2 &&
+                      st.seat[0].grid[3][MAAT_PYR_POS_OFFSET - 2] == 81,
                   "end: pyramids, hands, discard, obelisk");
         }
         /* the last view update and samples: everything is known now */
@@ -538,12 +540,12 @@ int main(void)
         if (d) {
             maat_score sc[2];
             R->scores(d, sc);
-            CHECK(R->is_over(d) && sc[0].total == 37 && sc[1].total == 35 &&
+            CHECK(R->is_over(d) && sc[0].total == 45 && sc[1].total == 20 &&
                       sc[0].rank == 1 && sc[1].rank == 2,
-                  "end: sample scores %d/%d ranks %d/%d, recorded 37/35, "
+                  "end: sample scores %d/%d ranks %d/%d, recorded 45/20, "
                   "1/2", sc[0].total, sc[1].total, sc[0].rank, sc[1].rank);
-            static const int p0[] = {11, 4, 0, 3, 15, 4},
-                             p1[] = {17, 7, 0, 0, 5, 6};
+            static const int p0[] = {10, 4, 0, 3, 20, 8},
+                             p1[] = {12, 4, 0, 0, 0, 4};
             int parts_ok = 1;
             for (int p = 0; p < MAAT_PYR_S_PARTS; p++)
                 parts_ok &= sc[0].part[p] == p0[p] && sc[1].part[p] == p1[p];

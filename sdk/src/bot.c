@@ -150,10 +150,9 @@ static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
     t.n_legal = n;
     t.time_left_ms = left;
     t.bank_ms = bank;
-    t.rng = b->rng;
+    maat_rng_fork(&b->rng, &t.rng); /* a fresh stream for every turn */
     t.setup = b->setup;
     t.view = b->view;
-    maat_rng_next(&b->rng); /* a fresh stream for the next turn */
     t.action = b->legal[0];
     if (act(&t, user) != MAAT_OK)
         return 0; /* the author chose not to answer */
@@ -259,7 +258,9 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
         fprintf(stderr, "%s: out of memory\n", o.name);
         return 1;
     }
-    maat_rng_seed(&b.rng, o.seed ? o.seed : maat_bot_token_seed(o.token));
+    maat_seed seed;
+    maat_seed_from_u64(&seed, o.seed ? o.seed : maat_bot_token_seed(o.token));
+    maat_rng_seed(&b.rng, &seed);
 
     b.ctx = zmq_ctx_new();
     b.sock = zmq_socket(b.ctx, ZMQ_DEALER);

@@ -10,7 +10,7 @@ int maat_policy_random(const maat_rules *r, const maat_game *g, maat_rng *rng,
     int n = r->legal_actions(g, small, 256);
     if (n <= 0)
         return MAAT_ESTATE;
-    uint64_t k = maat_rng_below(rng, (uint64_t)n);
+    uint64_t k = maat_rng_below(rng, (uint32_t)n);
     if (n <= 256) {
         *out = small[k];
         return MAAT_OK;

@@ -1,58 +1,201 @@
-/* rng.c -- xoshiro256** seeded by SplitMix64; unbiased bounded draws.
- * See docs/RNG.md for the algorithm as a reimplementer needs it. */
+/* rng.c -- seeds (parse, format, draw from the OS, derive) and the ChaCha20
+ * stream every game's chance comes from.  libsodium does the cryptography
+ * (ChaCha20, BLAKE2b); docs/RNG.md is the specification. */
 #include "maat/rng.h"
 
-static uint64_t splitmix64(uint64_t *x)
+#include <errno.h>
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/random.h>
+
+/* ---- seeds -------------------------------------------------------------- */
+
+static int hex_value(char c)
 {
-    uint64_t z = (*x += 0x9e3779b97f4a7c15ULL);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
-    return z ^ (z >> 31);
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
 }
 
-static uint64_t rotl(uint64_t x, int k)
+static int parse_hex(maat_seed *s, const char *text)
 {
-    return (x << k) | (x >> (64 - k));
+    for (int i = 0; i < MAAT_SEED_BYTES; i++) {
+        int hi = hex_value(text[2 * i]), lo = hex_value(text[2 * i + 1]);
+        if (hi < 0 || lo < 0)
+            return -1;
+        s->b[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return 0;
 }
 
-void maat_rng_seed(maat_rng *r, uint64_t seed)
+static int parse_decimal(uint64_t *n, const char *text)
 {
-    uint64_t x = seed;
-    for (int i = 0; i < 4; i++)
-        r->s[i] = splitmix64(&x);
+    uint64_t v = 0;
+    if (!*text)
+        return -1;
+    for (const char *p = text; *p; p++) {
+        if (*p < '0' || *p > '9' || p - text >= 20)
+            return -1;
+        unsigned d = (unsigned)(*p - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return -1;
+        v = v * 10 + d;
+    }
+    *n = v;
+    return 0;
+}
+
+int maat_seed_parse(maat_seed *s, const char *text, maat_error *err)
+{
+    uint64_t n;
+    if (text && strlen(text) == 2 * MAAT_SEED_BYTES && parse_hex(s, text) == 0)
+        return MAAT_OK;
+    if (text && strlen(text) <= 20 && parse_decimal(&n, text) == 0) {
+        maat_seed_from_u64(s, n);
+        return MAAT_OK;
+    }
+    return maat_error_set(err, MAAT_EINVAL,
+                          "seed '%.80s': want a number 0..18446744073709551615 "
+                          "or 64 hex digits",
+                          text ? text : "");
+}
+
+const char *maat_seed_format(const maat_seed *s, char out[MAAT_SEED_TEXT])
+{
+    if (maat_seed_is_short(s)) {
+        uint64_t n = 0;
+        for (int i = 7; i >= 0; i--)
+            n = n << 8 | s->b[i];
+        snprintf(out, MAAT_SEED_TEXT, "%llu", (unsigned long long)n);
+        return out;
+    }
+    static const char digit[] = "0123456789abcdef";
+    for (int i = 0; i < MAAT_SEED_BYTES; i++) {
+        out[2 * i] = digit[s->b[i] >> 4];
+        out[2 * i + 1] = digit[s->b[i] & 15];
+    }
+    out[2 * MAAT_SEED_BYTES] = '\0';
+    return out;
+}
+
+maat_seed *maat_seed_from_u64(maat_seed *s, uint64_t n)
+{
+    memset(s, 0, sizeof *s);
+    for (int i = 0; i < 8; i++)
+        s->b[i] = (uint8_t)(n >> (8 * i));
+    return s;
+}
+
+int maat_seed_is_short(const maat_seed *s)
+{
+    for (int i = 8; i < MAAT_SEED_BYTES; i++)
+        if (s->b[i])
+            return 0;
+    return 1;
+}
+
+int maat_seed_random(maat_seed *s, maat_error *err)
+{
+    size_t got = 0;
+    while (got < sizeof s->b) {
+        ssize_t n = getrandom(s->b + got, sizeof s->b - got, 0);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return maat_error_set(err, MAAT_EIO,
+                                  "cannot draw a seed from the OS "
+                                  "(getrandom: %s)",
+                                  n < 0 ? strerror(errno) : "no bytes");
+        got += (size_t)n;
+    }
+    return MAAT_OK;
+}
+
+void maat_seed_derive(maat_seed *out, const maat_seed *key, const char *label)
+{
+    crypto_generichash(out->b, sizeof out->b, (const unsigned char *)label,
+                       strlen(label), key->b, sizeof key->b);
+}
+
+int maat_seed_equal(const maat_seed *a, const maat_seed *b)
+{
+    return memcmp(a->b, b->b, sizeof a->b) == 0;
+}
+
+/* ---- the stream --------------------------------------------------------- */
+
+void maat_rng_seed(maat_rng *r, const maat_seed *s)
+{
+    /* Picks libsodium's fastest ChaCha20 for this CPU (the output is the
+     * same; if it fails, the portable one stays); cheap after the first
+     * call, safe from any thread. */
+    int picked = sodium_init();
+    (void)picked;
+    memcpy(r->key, s->b, sizeof r->key);
+    r->block = 0;
+    r->pos = MAAT_RNG_WORDS;
+}
+
+/* The next blocks of ChaCha20 with this key and a zero 64-bit nonce,
+ * written over zeros in place; the words are little-endian. */
+void maat_rng_refill(maat_rng *r)
+{
+    static const unsigned char nonce[crypto_stream_chacha20_NONCEBYTES];
+    unsigned char *ks = (unsigned char *)r->word;
+    memset(r->word, 0, sizeof r->word);
+    crypto_stream_chacha20_xor_ic(ks, ks, sizeof r->word, nonce, r->block,
+                                  r->key);
+    r->block += sizeof r->word / 64;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    for (int i = 0; i < MAAT_RNG_WORDS; i++)
+        r->word[i] = __builtin_bswap32(r->word[i]);
+#endif
+    r->pos = 0;
+}
+
+void maat_rng_fork(maat_rng *r, maat_rng *child)
+{
+    maat_seed k;
+    for (int i = 0; i < MAAT_SEED_BYTES / 4; i++) {
+        uint32_t w = maat_rng_next32(r);
+        for (int j = 0; j < 4; j++)
+            k.b[4 * i + j] = (uint8_t)(w >> (8 * j));
+    }
+    memcpy(child->key, k.b, sizeof child->key);
+    child->block = 0;
+    child->pos = MAAT_RNG_WORDS;
 }
 
 uint64_t maat_rng_next(maat_rng *r)
 {
-    uint64_t *s = r->s;
-    uint64_t result = rotl(s[1] * 5, 7) * 9;
-    uint64_t t = s[1] << 17;
-    s[2] ^= s[0];
-    s[3] ^= s[1];
-    s[1] ^= s[2];
-    s[0] ^= s[3];
-    s[2] ^= t;
-    s[3] = rotl(s[3], 45);
-    return result;
+    uint64_t lo = maat_rng_next32(r);
+    return lo | (uint64_t)maat_rng_next32(r) << 32;
 }
 
-/* Reject the lowest (2^64 mod n) values so every residue is equally likely.
- * That threshold is always below n, so a draw x >= n (nearly every draw)
- * is accepted without computing it: one 64-bit division saved per draw,
- * the same results. */
-uint64_t maat_rng_below(maat_rng *r, uint64_t n)
+/* Lemire's multiply-shift: the high word of x * n is in [0, n); the low
+ * word tells the (fewer than n) values of x that would make some results
+ * more likely than others, which are drawn again.  The threshold
+ * 2^32 mod n is below n, so it is computed only when low < n. */
+uint32_t maat_rng_below(maat_rng *r, uint32_t n)
 {
-    for (;;) {
-        uint64_t x = maat_rng_next(r);
-        if (x >= n || x >= (0 - n) % n)
-            return x % n;
+    uint64_t m = (uint64_t)maat_rng_next32(r) * n;
+    if ((uint32_t)m < n) {
+        uint32_t threshold = (uint32_t)(0u - n) % n;
+        while ((uint32_t)m < threshold)
+            m = (uint64_t)maat_rng_next32(r) * n;
     }
+    return (uint32_t)(m >> 32);
 }
 
 void maat_rng_shuffle_u8(maat_rng *r, uint8_t *a, int n)
 {
     for (int i = n - 1; i > 0; i--) {
-        int j = (int)maat_rng_below(r, (uint64_t)i + 1);
+        uint32_t j = maat_rng_below(r, (uint32_t)i + 1);
         uint8_t t = a[i];
         a[i] = a[j];
         a[j] = t;
@@ -62,15 +205,9 @@ void maat_rng_shuffle_u8(maat_rng *r, uint8_t *a, int n)
 void maat_rng_shuffle_int(maat_rng *r, int *a, int n)
 {
     for (int i = n - 1; i > 0; i--) {
-        int j = (int)maat_rng_below(r, (uint64_t)i + 1);
+        uint32_t j = maat_rng_below(r, (uint32_t)i + 1);
         int t = a[i];
         a[i] = a[j];
         a[j] = t;
     }
-}
-
-uint64_t maat_seed_derive(uint64_t seed, uint64_t stream)
-{
-    uint64_t x = seed ^ (stream * 0x9e3779b97f4a7c15ULL);
-    return splitmix64(&x);
 }

@@ -240,7 +240,7 @@ static void illegal_action(hbot *b, int n, maat_action *out)
     int kind = out->kind;
     if (kind >= 0 && kind < 4) {
         int span = hi[kind] - lo[kind] + 1;
-        int start = (int)maat_rng_below(&b->rng, (uint64_t)span);
+        int start = (int)maat_rng_below(&b->rng, (uint32_t)span);
         for (int k = 0; k < span; k++) {
             int v = lo[kind] + (start + k) % span;
             if (!in_legal(b, n, kind, v)) {
@@ -297,8 +297,9 @@ static int pack_other_game(hbot *b, int64_t seq, msgpack_sbuffer *sb)
     int seats = b->seats < o->min_seats   ? o->min_seats
                 : b->seats > o->max_seats ? o->max_seats
                                           : b->seats;
-    maat_game *g = s ? o->game_new(s, 1 + (uint64_t)seq, seats, NULL, &err)
-                     : NULL;
+    maat_seed deal;
+    maat_seed_from_u64(&deal, 1 + (uint64_t)seq);
+    maat_game *g = s ? o->game_new(s, &deal, seats, NULL, &err) : NULL;
     maat_action la[64];
     int n = g ? o->legal_actions(g, la, 64) : 0;
     if (n > 64)
@@ -311,7 +312,7 @@ static int pack_other_game(hbot *b, int64_t seq, msgpack_sbuffer *sb)
         maat_pack_kv_str(&pk, "type", "action");
         maat_pack_kv_int(&pk, "seq", seq);
         maat_pack_str(&pk, "action");
-        o->encode_action(g, &la[maat_rng_below(&b->rng, (uint64_t)n)], &pk);
+        o->encode_action(g, &la[maat_rng_below(&b->rng, (uint32_t)n)], &pk);
     } else {
         fprintf(stderr, "%s: no legal %s action: %s\n", b->name, o->name,
                 err.msg);
@@ -682,7 +683,7 @@ out:
 
 static void misbehave(hbot *b, int64_t seq, int n)
 {
-    int k = (int)maat_rng_below(&b->rng, (uint64_t)n);
+    int k = (int)maat_rng_below(&b->rng, (uint32_t)n);
     maat_action a = b->legal[k];
     switch (b->mode) {
     case M_HOG:
@@ -816,7 +817,7 @@ static int on_request(hbot *b, const msgpack_object *m)
         b->misbehaving = 1;
         misbehave(b, seq, n);
     } else {
-        send_action(b, seq, &b->legal[maat_rng_below(&b->rng, (uint64_t)n)]);
+        send_action(b, seq, &b->legal[maat_rng_below(&b->rng, (uint32_t)n)]);
     }
     return 0;
 }
@@ -972,7 +973,10 @@ int main(int argc, char **argv)
         signal(SIGTERM, SIG_IGN);
         b.misbehaving = 1; /* plays well, but never leaves */
     }
-    maat_rng_seed(&b.rng, seed ? seed : (uint64_t)getpid() * 2654435761u);
+    maat_seed rs;
+    maat_rng_seed(&b.rng, maat_seed_from_u64(&rs, seed ? seed
+                                                  : (uint64_t)getpid() *
+                                                        2654435761u));
     if (b.mode == M_PARTIAL)
         return run_partial(&b);
     if ((b.mode == M_STORM || b.mode == M_CLAIM) && !b.endpoint) {

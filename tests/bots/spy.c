@@ -138,7 +138,8 @@ int main(int argc, char **argv)
     else
         seed = fnv1a(0xcbf29ce484222325ULL, token);
     maat_rng rng;
-    maat_rng_seed(&rng, seed);
+    maat_seed rs;
+    maat_rng_seed(&rng, maat_seed_from_u64(&rs, seed));
 
     void *ctx = zmq_ctx_new();
     void *sock = zmq_socket(ctx, ZMQ_DEALER);

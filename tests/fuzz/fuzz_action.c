@@ -317,23 +317,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     maat_error e = {0, ""};
     maat_setup *setup = r->setup_new(NULL, &e);
     CHECK(setup);
-    maat_game *g = r->game_new(setup, data[2], seats, NULL, &e);
+    maat_seed deal, moves;
+    maat_game *g = r->game_new(setup, maat_seed_from_u64(&deal, data[2]), seats,
+                               NULL, &e);
     CHECK(g);
     check_decision(r, g);
 
     /* random legal moves first, to reach the later decisions */
     maat_rng rng;
-    maat_rng_seed(&rng, 0x9e3779b97f4a7c15ULL ^ data[2]);
+    maat_rng_seed(&rng, maat_seed_from_u64(&moves,
+                                           0x9e3779b97f4a7c15ULL ^ data[2]));
     static maat_action legal[1024]; /* more than pyramids ever offers */
     for (int i = 0; i < data[3] && !r->is_over(g); i++) {
         int n = r->legal_actions(g, legal, 1024);
         CHECK(n > 0);
         if (n <= 1024) {
-            CHECK(r->apply(g, &legal[maat_rng_below(&rng, (uint64_t)n)],
+            CHECK(r->apply(g, &legal[maat_rng_below(&rng, (uint32_t)n)],
                            NULL, &e) == MAAT_OK);
         } else {
             maat_action *all = legal_list(r, g, &n);
-            CHECK(r->apply(g, &all[maat_rng_below(&rng, (uint64_t)n)], NULL,
+            CHECK(r->apply(g, &all[maat_rng_below(&rng, (uint32_t)n)], NULL,
                            &e) == MAAT_OK);
             free(all);
         }

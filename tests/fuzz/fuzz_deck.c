@@ -65,16 +65,18 @@ static void play(const maat_pyr_deck *d, uint64_t seed, int seats)
     maat_error e = {0, ""};
     maat_setup *setup = r->setup_new(NULL, &e);
     CHECK(setup);
-    maat_game *g = r->game_new(setup, seed, seats, NULL, &e);
+    maat_seed key;
+    maat_seed_from_u64(&key, seed);
+    maat_game *g = r->game_new(setup, &key, seats, NULL, &e);
     CHECK(g);
     maat_pyr_state_mut(g)->deck = d; /* the fuzzed deck, for the scores */
     maat_rng rng;
-    maat_rng_seed(&rng, seed);
+    maat_rng_seed(&rng, &key);
     maat_action legal[512];
     while (!r->is_over(g)) {
         int n = r->legal_actions(g, legal, 512);
         CHECK(n > 0 && n <= 512);
-        CHECK(r->apply(g, &legal[maat_rng_below(&rng, (uint64_t)n)], NULL,
+        CHECK(r->apply(g, &legal[maat_rng_below(&rng, (uint32_t)n)], NULL,
                        &e) == MAAT_OK);
     }
     maat_score sc[MAAT_MAX_SEATS];

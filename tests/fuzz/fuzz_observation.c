@@ -403,7 +403,7 @@ static void playout(const maat_rules *r, const maat_game *sample,
         }
         CHECK(r->legal_actions(g, legal, cap) == n);
         maat_error e = {0, ""};
-        CHECK(r->apply(g, &legal[maat_rng_below(rng, (uint64_t)n)], NULL,
+        CHECK(r->apply(g, &legal[maat_rng_below(rng, (uint32_t)n)], NULL,
                        &e) == MAAT_OK);
         check_conserved(r, g);
     }
@@ -544,7 +544,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     b.seat = data[1] & 7;
     b.seats = b.rules->min_seats +
               data[2] % (b.rules->max_seats - b.rules->min_seats + 1);
-    maat_rng_seed(&b.rng, data[3]);
+    maat_seed key;
+    maat_rng_seed(&b.rng, maat_seed_from_u64(&key, data[3]));
     maat_error e = {0, ""};
     b.setup = b.rules->setup_new(NULL, &e);
     CHECK(b.setup);

@@ -120,10 +120,11 @@ typedef struct maat_rules {
      * card faces, never their order), for the hello exchange. */
     int (*setup_encode)(const maat_setup *s, msgpack_packer *pk);
 
-    /* A new game.  Chance is drawn from `seed`.  Events of the deal are
-     * appended to ev (may be NULL).  NULL + err on a bad seat count. */
-    maat_game *(*game_new)(const maat_setup *s, uint64_t seed, int seats,
-                           maat_events *ev, maat_error *err);
+    /* A new game.  All chance is drawn from maat_rng_seed(seed), as
+     * docs/RNG.md says game by game.  Events of the deal are appended to
+     * ev (may be NULL).  NULL + err on a bad seat count. */
+    maat_game *(*game_new)(const maat_setup *s, const maat_seed *seed,
+                           int seats, maat_events *ev, maat_error *err);
     void (*destroy)(maat_game **g);
     maat_game *(*copy)(const maat_game *g);
     int (*seats)(const maat_game *g);

@@ -258,8 +258,8 @@ static int may_rotate(const maat_arc_stones *st, int stone)
 
 /* ---- the interface -------------------------------------------------- */
 
-static maat_game *game_new(const maat_setup *setup, uint64_t seed, int seats,
-                           maat_events *ev, maat_error *err)
+static maat_game *game_new(const maat_setup *setup, const maat_seed *seed,
+                           int seats, maat_events *ev, maat_error *err)
 {
     if (seats < 2 || seats > MAAT_ARC_MAX_SEATS) {
         maat_error_set(err, MAAT_EINVAL,
@@ -576,7 +576,7 @@ maat_arc_state *maat_arc_state_mut(maat_game *g)
 
 const maat_rules maat_architects_rules = {
     .name = "architects",
-    .rules_version = "architects-1",
+    .rules_version = "architects-2",
     .min_seats = 2,
     .max_seats = MAAT_ARC_MAX_SEATS,
     .decision_names = decision_names,

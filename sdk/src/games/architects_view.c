@@ -439,6 +439,6 @@ maat_game *arc_determinize(const maat_view *v, maat_rng *rng,
                        v->obs.n_supply, ns, v->obs.n_bag, nc, v->obs.n_pile);
         return NULL;
     }
-    maat_rng_seed(&st->rng, maat_rng_next(rng));
+    maat_rng_fork(rng, &st->rng);
     return g;
 }

@@ -298,8 +298,8 @@ static void hand_remove(maat_pyr_seat *s, int card)
 
 /* ---- the interface -------------------------------------------------- */
 
-static maat_game *game_new(const maat_setup *setup, uint64_t seed, int seats,
-                           maat_events *ev, maat_error *err)
+static maat_game *game_new(const maat_setup *setup, const maat_seed *seed,
+                           int seats, maat_events *ev, maat_error *err)
 {
     if (seats < 2 || seats > MAAT_PYR_MAX_SEATS) {
         maat_error_set(err, MAAT_EINVAL,
@@ -635,7 +635,7 @@ maat_pyr_state *maat_pyr_state_mut(maat_game *g)
 
 const maat_rules maat_pyramids_rules = {
     .name = "pyramids",
-    .rules_version = "pyramids-1",
+    .rules_version = "pyramids-2",
     .min_seats = 2,
     .max_seats = MAAT_PYR_MAX_SEATS,
     .decision_names = decision_names,

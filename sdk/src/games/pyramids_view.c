@@ -500,7 +500,7 @@ static int replay(const maat_view *v, int j, maat_rng *rng, uint8_t *hand,
             }
             if (nc == 0 || *tn >= MAAT_PYR_ROUNDS)
                 return -1;
-            int k = cand[maat_rng_below(rng, (uint64_t)nc)];
+            int k = cand[maat_rng_below(rng, (uint32_t)nc)];
             tomb[(*tn)++] = hand[k];
             hand[k] = hand[--*hn];
         }
@@ -601,7 +601,7 @@ maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
         if (!in_deck[c])
             st->order[k++] = (uint8_t)c;
     memcpy(st->order + k, pool + at, (size_t)deck_size);
-    maat_rng_seed(&st->rng, maat_rng_next(rng));
+    maat_rng_fork(rng, &st->rng);
     /* the last line of defence against a forged observation: a sampled
      * game that is not over must have a seat to move and a legal action */
     if (st->phase != MAAT_PYR_OVER &&

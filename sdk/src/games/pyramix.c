@@ -347,8 +347,8 @@ static void setup_destroy(maat_setup **s)
     }
 }
 
-static maat_game *game_new(const maat_setup *setup, uint64_t seed, int seats,
-                           maat_events *ev, maat_error *err)
+static maat_game *game_new(const maat_setup *setup, const maat_seed *seed,
+                           int seats, maat_events *ev, maat_error *err)
 {
     (void)setup;
     if (seats < 2 || seats > MAAT_PMX_MAX_SEATS) {
@@ -482,7 +482,7 @@ maat_pmx_state *maat_pmx_state_mut(maat_game *g)
 
 const maat_rules maat_pyramix_rules = {
     .name = "pyramix",
-    .rules_version = "pyramix-1",
+    .rules_version = "pyramix-2",
     .min_seats = 2,
     .max_seats = MAAT_PMX_MAX_SEATS,
     .decision_names = decision_names,

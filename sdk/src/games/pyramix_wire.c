@@ -373,7 +373,7 @@ maat_game *pmx_determinize(const maat_view *v, maat_rng *rng,
     for (int p = 0; p < MAAT_PMX_PLACES; p++)
         if (st->cube[p] == HIDDEN)
             st->cube[p] = (int8_t)pool[k++];
-    maat_rng_seed(&st->rng, maat_rng_next(rng));
+    maat_rng_fork(rng, &st->rng);
     /* a forged observation must not yield a game stuck with no move */
     if (!st->over && maat_pyramix_rules.legal_actions(g, NULL, 0) == 0) {
         free(g);
