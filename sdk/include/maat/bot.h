@@ -8,7 +8,7 @@
  *   static int act(maat_bot_turn *t, void *user)
  *   {
  *       (void)user;
- *       t->action = t->legal[maat_rng_below(&t->rng, (uint64_t)t->n_legal)];
+ *       t->action = t->legal[maat_rng_below(&t->rng, (uint32_t)t->n_legal)];
  *       return MAAT_OK;
  *   }
  *
