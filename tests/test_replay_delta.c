@@ -72,7 +72,7 @@ static json_t *mutate(maat_rng *rng, json_t *a, int depth)
 int main(void)
 {
     maat_rng rng;
-    maat_rng_seed(&rng, 16);
+    maat_rng_seed(&rng, SEED(16));
     int pairs = check_scaled(20000), patched = 0;
     for (int i = 0; i < pairs; i++) {
         json_t *a = json_object();
