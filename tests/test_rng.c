@@ -5,7 +5,8 @@
  * checked against OpenSSL's ChaCha20); seeds parse, format and round-trip,
  * reject everything but a decimal 0..2^64-1 or 64 hex digits, and tell a
  * short seed; derive is keyed BLAKE2b (known answer) and separates labels
- * and keys; the OS gives different seeds; maat_rng_below matches the
+ * and keys; the OS gives different seeds; seed files are created 0600,
+ * never overwritten, and read back (first line; bad ones named); maat_rng_below matches the
  * documented multiply-shift draws, stays in range for every n up to
  * 2^32 - 1, has no bias where a plain modulo would, and is uniform; the
  * shuffles are permutations; a copy forks the same stream, a fork does
@@ -13,7 +14,10 @@
  * docs/RNG.md's full vectors (every deal) are checked by rng_doc.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "maat/rng.h"
@@ -146,6 +150,58 @@ static void derive_and_random(void)
     CHECK(!maat_seed_equal(&a, &b) && !maat_seed_is_short(&a) &&
               !maat_seed_is_short(&b),
           "two seeds from the OS are equal or short");
+}
+
+static void seed_files(void)
+{
+    char dir[] = "/tmp/maat-test-rng-XXXXXX", path[64], other[64];
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(path, sizeof path, "%s/key", dir);
+    snprintf(other, sizeof other, "%s/other", dir);
+    maat_seed a, b;
+    maat_error err = {0};
+    CHECK(maat_seed_random(&a, &err) == MAAT_OK, "%s", err.msg);
+    CHECK(maat_seed_write_file(&a, path, &err) == MAAT_OK, "write: %s",
+          err.msg);
+    struct stat st;
+    CHECK(stat(path, &st) == 0 && (st.st_mode & 0777) == 0600,
+          "the seed file's mode is %o, want 600", (unsigned)st.st_mode & 0777);
+    CHECK(maat_seed_read_file(&b, path, &err) == MAAT_OK &&
+              maat_seed_equal(&a, &b),
+          "the seed read back differs (%s)", err.msg);
+    err.msg[0] = 0;
+    CHECK(maat_seed_write_file(&b, path, &err) == MAAT_EIO &&
+              strstr(err.msg, path),
+          "an existing seed file was overwritten or not named (%s)", err.msg);
+    static const struct {
+        const char *text;
+        int ok;
+        uint64_t n;
+    } cases[] = {{"7\n", 1, 7}, {"7", 1, 7}, {"7 \r\n", 1, 7},
+                 {"7\nrest of the file\n", 1, 7}, {"", 0, 0}, {"\n7\n", 0, 0},
+                 {"seven\n", 0, 0}, {"-7\n", 0, 0},
+                 {"123456789012345678901234567890123456789012345678901234567"
+                  "89012345678901234567890\n", 0, 0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        FILE *f = fopen(other, "w");
+        if (f) {
+            fputs(cases[i].text, f);
+            fclose(f);
+        }
+        err.msg[0] = 0;
+        int rc = maat_seed_read_file(&b, other, &err);
+        CHECK(cases[i].ok ? rc == MAAT_OK && maat_seed_equal(&b,
+                                                             SEED(cases[i].n))
+                          : rc == MAAT_EINVAL && strstr(err.msg, other),
+              "seed file case %zu: rc %d (%s)", i, rc, err.msg);
+    }
+    unlink(other);
+    err.msg[0] = 0;
+    CHECK(maat_seed_read_file(&b, other, &err) == MAAT_EIO &&
+              strstr(err.msg, other),
+          "a missing seed file: %s", err.msg);
+    unlink(path);
+    rmdir(dir);
 }
 
 static void below_known_answers(void)
@@ -288,6 +344,7 @@ int main(void)
     refills_continue_the_stream();
     parse_and_format();
     derive_and_random();
+    seed_files();
     below_known_answers();
     below_in_range();
     below_uniform();

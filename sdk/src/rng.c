@@ -4,10 +4,12 @@
 #include "maat/rng.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <sodium.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <unistd.h>
 
 /* ---- seeds -------------------------------------------------------------- */
 
@@ -125,6 +127,72 @@ void maat_seed_derive(maat_seed *out, const maat_seed *key, const char *label)
 int maat_seed_equal(const maat_seed *a, const maat_seed *b)
 {
     return memcmp(a->b, b->b, sizeof a->b) == 0;
+}
+
+int maat_seed_read_file(maat_seed *s, const char *path, maat_error *err)
+{
+    int std = !strcmp(path, "-");
+    int fd = std ? STDIN_FILENO : open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return maat_error_set(err, MAAT_EIO, "cannot open the seed file %s: "
+                              "%s", path, strerror(errno));
+    /* one line of at most 64 characters: read a little more, up to EOF or
+     * the first newline, and never block on more than that */
+    char buf[2 * MAAT_SEED_BYTES + 16];
+    size_t len = 0;
+    while (len < sizeof buf - 1 && !memchr(buf, '\n', len)) {
+        ssize_t n = read(fd, buf + len, sizeof buf - 1 - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            int e = errno;
+            if (!std)
+                close(fd);
+            return maat_error_set(err, MAAT_EIO, "cannot read the seed file "
+                                  "%s: %s", path, strerror(e));
+        }
+        if (n == 0)
+            break;
+        len += (size_t)n;
+    }
+    if (!std)
+        close(fd);
+    buf[len] = '\0';
+    buf[strcspn(buf, "\n")] = '\0';
+    len = strlen(buf);
+    while (len && (buf[len - 1] == ' ' || buf[len - 1] == '\t' ||
+                   buf[len - 1] == '\r'))
+        buf[--len] = '\0';
+    maat_error e = {0};
+    if (maat_seed_parse(s, buf, &e) != MAAT_OK)
+        return maat_error_set(err, MAAT_EINVAL, "seed file %s: %s", path,
+                              e.msg);
+    return MAAT_OK;
+}
+
+int maat_seed_write_file(const maat_seed *s, const char *path,
+                         maat_error *err)
+{
+    char text[MAAT_SEED_TEXT + 1];
+    maat_seed_format(s, text);
+    strcat(text, "\n");
+    int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return maat_error_set(err, MAAT_EIO, "cannot create the seed file "
+                              "%s: %s", path, strerror(errno));
+    size_t len = strlen(text);
+    ssize_t n = write(fd, text, len);
+    int e = n < 0 ? errno : EIO;
+    if (close(fd) != 0 && n == (ssize_t)len) {
+        n = -1;
+        e = errno;
+    }
+    if (n != (ssize_t)len) {
+        unlink(path);
+        return maat_error_set(err, MAAT_EIO, "cannot write the seed file %s: "
+                              "%s", path, strerror(e));
+    }
+    return MAAT_OK;
 }
 
 /* ---- the stream --------------------------------------------------------- */

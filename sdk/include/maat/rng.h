@@ -50,6 +50,15 @@ int maat_seed_random(maat_seed *s, maat_error *err);
 void maat_seed_derive(maat_seed *out, const maat_seed *key,
                       const char *label);
 int maat_seed_equal(const maat_seed *a, const maat_seed *b);
+/* The seed written on the first line of a file ("-": standard input),
+ * as maat_seed_parse reads it; spaces and a CR at the end of the line
+ * are ignored.  Errors name the file.  The file is read before any bot
+ * exists, so a seed need not be on a command line where bots can see it. */
+int maat_seed_read_file(maat_seed *s, const char *path, maat_error *err);
+/* Create `path` with mode 0600 holding the seed's text and a newline;
+ * MAAT_EIO naming the file if it exists or cannot be written. */
+int maat_seed_write_file(const maat_seed *s, const char *path,
+                         maat_error *err);
 
 /* Eight 64-byte ChaCha20 blocks per refill: libsodium computes eight at
  * once with AVX2, and a 4-seat Pyramids game costs 4% fewer instructions
