@@ -323,9 +323,13 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
             const char *eq = strchr(v, '=');
             if (!eq || eq == v)
                 return bad("--option wants KEY=VALUE, got '%s'%s", v, "");
+            if (k->n_owned >= MAX_CONFIG_ARGS * 2)
+                return bad("--option %s: too many options%s", v, "");
             char *key = strndup(v, (size_t)(eq - v));
             k->owned[k->n_owned++] = key;
-            maat_options_set(&c->options, key, eq + 1);
+            if (maat_options_set(&c->options, key, eq + 1))
+                return bad("--option %s: at most 16 different game "
+                           "options%s", v, "");
         } else if (!strcmp(a, "--bot") || !strcmp(a, "--remote")) {
             if (c->n_bots == MAAT_MAX_SEATS)
                 return bad("at most %s bots%s", "8", "");
@@ -419,6 +423,10 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
         } else if (!strcmp(a, "--record")) {
             c->record_path = v;
         } else if (!strcmp(a, "--match-id")) {
+            if (!maat_match_id_valid(v))
+                return bad("--match-id '%s': 1 to 200 ASCII letters, "
+                           "digits, '.', '_', '-', ':', '+' or '@', not "
+                           "starting with '.' or '-'%s", v, "");
             c->match_id = v;
         } else if (!strcmp(a, "--verify")) {
             k->verify = v;

@@ -13,17 +13,9 @@
 #include <stdint.h>
 
 #include "maat/game.h"
+#include "outcome.h"
 #include "proc.h"
 
-enum {
-    MAAT_FAULT_TIMEOUT,
-    MAAT_FAULT_ILLEGAL,
-    MAAT_FAULT_MALFORMED,
-    MAAT_FAULT_CRASH,
-    MAAT_FAULT_NO_HELLO,
-    MAAT_FAULT_KINDS
-};
-extern const char *const maat_fault_names[MAAT_FAULT_KINDS];
 
 /* A policy per fault kind: 0 = forfeit (the seat is out at once), N > 0 =
  * strikes:N (a default action is played; the seat is out at the N-th). */

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "maat/msg.h"
+#include "outcome.h"
 #include "record.h"
 
 /* ---- msgpack <-> JSON ----------------------------------------------- */
@@ -183,11 +184,16 @@ int maat_record_write(const maat_game_result *r, const char *path,
 {
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    json_t *rec = record_json(r);
+    if (!rec) /* cannot happen with sanitised text; never write "{}" */
+        return maat_error_set(err, MAAT_EIO, "%s: cannot encode the record "
+                              "(a name or detail is not UTF-8)", path);
     FILE *f = fopen(tmp, "w");
-    if (!f)
+    if (!f) {
+        json_decref(rec);
         return maat_error_set(err, MAAT_EIO, "%s: cannot write the record: "
                               "%s", path, strerror(errno));
-    json_t *rec = record_json(r);
+    }
     int bad = write_record_text(f, rec);
     json_decref(rec);
     bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
@@ -204,7 +210,7 @@ int maat_record_write(const maat_game_result *r, const char *path,
 
 static json_t *ladder_json(const maat_game_result *r)
 {
-    char id[80], when[32];
+    char id[MAAT_MAX_MATCH_ID + 16], when[32];
     snprintf(id, sizeof id, "%s-%d", r->match_id, r->game_index);
     time_t now = time(NULL);
     struct tm tm;
@@ -234,13 +240,73 @@ int maat_ladder_append(const maat_game_result *r, const char *path,
                        maat_error *err)
 {
     json_t *j = ladder_json(r);
-    char *line = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    char *line = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(j);
     if (!line)
-        return maat_error_set(err, MAAT_ENOMEM, "out of memory");
+        return maat_error_set(err, MAAT_EIO, "%s: cannot encode the ladder "
+                              "line (a name or detail is not UTF-8)", path);
     int rc = maat_jsonl_append(path, line, strlen(line), err);
     free(line);
     return rc;
+}
+
+/* Open the ladder file for appending, creating it.  Only a regular file
+ * will do: a FIFO or a device would block the referee or swallow lines. */
+static int open_ladder(const char *path, maat_error *err)
+{
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
+                  O_NONBLOCK, 0644);
+    struct stat st;
+    if (fd < 0) {
+        maat_error_set(err, MAAT_EIO, "%s: cannot open the ladder file: %s",
+                       path, strerror(errno));
+        return -1;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        maat_error_set(err, MAAT_EIO, "%s: the ladder file must be a regular "
+                       "file", path);
+        return -1;
+    }
+    return fd;
+}
+
+/* Can `path` be created: its directory exists and is writable? */
+static int can_create(const char *path, const char *what, maat_error *err)
+{
+    char dir[1024];
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        snprintf(dir, sizeof dir, ".");
+    else
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path + 1), path);
+    if (access(dir, W_OK | X_OK) != 0)
+        return maat_error_set(err, MAAT_EIO, "%s: cannot write the %s "
+                              "there: %s", path, what, strerror(errno));
+    return MAAT_OK;
+}
+
+int maat_ladder_check_writable(const char *path, maat_error *err)
+{
+    if (access(path, F_OK) != 0) /* created by the first line */
+        return can_create(path, "ladder file", err);
+    int fd = open_ladder(path, err);
+    if (fd < 0)
+        return err->code;
+    close(fd);
+    return MAAT_OK;
+}
+
+int maat_record_check_writable(const char *path, int games, maat_error *err)
+{
+    /* the record is written as a temporary file beside it, then renamed */
+    char first[1024];
+    maat_record_path(path, games, 0, first, sizeof first);
+    struct stat st;
+    if (stat(first, &st) == 0 && !S_ISREG(st.st_mode))
+        return maat_error_set(err, MAAT_EIO, "%s: the record must be a "
+                              "regular file", first);
+    return can_create(first, "record", err);
 }
 
 int maat_jsonl_append(const char *path, const char *line, size_t len,
@@ -249,17 +315,21 @@ int maat_jsonl_append(const char *path, const char *line, size_t len,
     char *buf = malloc(len + 2);
     if (!buf)
         return maat_error_set(err, MAAT_ENOMEM, "out of memory");
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
     int rc = MAAT_OK;
-    if (fd < 0 || flock(fd, LOCK_EX) != 0) {
-        rc = maat_error_set(err, MAAT_EIO, "%s: cannot open the ladder "
+    int fd = open_ladder(path, err);
+    if (fd < 0) {
+        rc = err->code;
+        goto out;
+    }
+    if (flock(fd, LOCK_EX) != 0) {
+        rc = maat_error_set(err, MAAT_EIO, "%s: cannot lock the ladder "
                             "file: %s", path, strerror(errno));
         goto out;
     }
     /* A writer killed mid-line leaves no newline at the end; start on a
      * fresh line so that torn line cannot swallow ours. */
     size_t off = 0;
-    struct stat st;
+    struct stat st = {0};
     char last = '\n';
     if (fstat(fd, &st) == 0 && st.st_size > 0) {
         int rfd = open(path, O_RDONLY | O_CLOEXEC);
@@ -275,9 +345,17 @@ int maat_jsonl_append(const char *path, const char *line, size_t len,
     off += len;
     buf[off++] = '\n';
     ssize_t w = write(fd, buf, off);
-    if (w != (ssize_t)off || fsync(fd) != 0)
+    if (w >= 0 && w < (ssize_t)off) {
+        /* a short write is a full disk or quota: take the torn line back
+         * so the file stays whole lines */
+        if (ftruncate(fd, st.st_size) != 0) { /* nothing more to do */ }
+        rc = maat_error_set(err, MAAT_EIO, "%s: only %zd of %zu bytes of "
+                            "the ladder line were written (disk full?)",
+                            path, w, off);
+    } else if (w < 0 || fsync(fd) != 0) {
         rc = maat_error_set(err, MAAT_EIO, "%s: cannot append to the ladder "
                             "file: %s", path, strerror(errno));
+    }
 out:
     if (fd >= 0)
         close(fd); /* also releases the lock */

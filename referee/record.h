@@ -40,6 +40,13 @@ void maat_record_path(const char *base, int games, int index, char *out,
 int maat_record_write(const maat_game_result *r, const char *path,
                       maat_error *err);
 
+/* Before a match: can a record (game 0 of `games`) be written at path, and
+ * can the ladder file be appended to?  MAAT_EIO with err naming the path
+ * and the reason otherwise (a directory that does not exist, no
+ * permission, a FIFO). */
+int maat_record_check_writable(const char *path, int games, maat_error *err);
+int maat_ladder_check_writable(const char *path, maat_error *err);
+
 /* Append one line; safe with many writers (flock + one write + fsync). */
 int maat_ladder_append(const maat_game_result *r, const char *path,
                        maat_error *err);

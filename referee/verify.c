@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "outcome.h"
 #include "playback.h"
 #include "record.h"
 
@@ -36,6 +37,10 @@ static void compare_results(FILE *report, int *n, const maat_rules *r,
     for (int s = 0; s < seats; s++)
         out[s] = json_is_true(json_object_get(json_array_get(result, s),
                                               "out"));
+    int game_rank[MAAT_MAX_SEATS], want[MAAT_MAX_SEATS];
+    for (int s = 0; s < seats; s++)
+        game_rank[s] = sc[s].rank;
+    maat_match_ranks(seats, game_rank, out, want);
     for (int s = 0; s < seats; s++) {
         json_t *e = json_array_get(result, s);
         json_int_t score = json_integer_value(json_object_get(e, "score"));
@@ -55,15 +60,9 @@ static void compare_results(FILE *report, int *n, const maat_rules *r,
                      "%d", s, r->score_parts[p],
                      (long long)json_integer_value(v), sc[s].part[p]);
         }
-        /* match rank: clean seats first, then seats that were out, each
-         * in the game's own order */
-        int better = 0;
-        for (int j = 0; j < seats; j++)
-            better += (!out[j] && out[s]) ||
-                      (out[j] == out[s] && sc[j].rank < sc[s].rank);
-        if (rank != 1 + better)
+        if (rank != want[s])
             diff(report, n, "seat %d: record says rank %lld, expected %d", s,
-                 (long long)rank, 1 + better);
+                 (long long)rank, want[s]);
     }
 }
 

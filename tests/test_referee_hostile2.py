@@ -487,10 +487,14 @@ def storm(tmp):
               '%s: %s: every waited-for hello was rejected, none welcomed'
               % (label, n), 'got %r' % vals)
         total_rej += vals.get('rejected', 0)
+    # Refusals are logged for the first connections only (64 of them, 3
+    # lines each at most), then counted: a storm cannot fill the disk.
     logged = r.err.count('refused a hello with an unknown token')
-    check(logged >= total_rej,
-          '%s: the referee logged every refusal (%d >= %d)'
-          % (label, logged, total_rej))
+    check(0 < logged <= 64 * 3,
+          '%s: refusals logged for the first connections only (%d)'
+          % (label, logged))
+    check('connections with no seat, none logged' in r.err,
+          '%s: the rest are counted in one line' % label, short(r.err))
     check(r.rec is not None and
           [s['bot'] for s in r.rec['seats']] == ['s0', 's1', 's2'],
           '%s: the seats are the three bots, nobody else' % label)

@@ -1,0 +1,71 @@
+/* outcome.c -- fault kinds, the match-rank rule and match ids (outcome.h).
+ */
+#include <string.h>
+
+#include "outcome.h"
+
+const char *const maat_fault_names[MAAT_FAULT_KINDS] = {
+    "timeout", "illegal", "malformed", "crash", "no_hello"};
+
+int maat_fault_kind(const char *name)
+{
+    for (int k = 0; k < MAAT_FAULT_KINDS; k++)
+        if (name && strcmp(name, maat_fault_names[k]) == 0)
+            return k;
+    return -1;
+}
+
+void maat_match_ranks(int seats, const int *game_rank, const int *out,
+                      int *rank)
+{
+    for (int i = 0; i < seats; i++) {
+        int better = 0;
+        for (int j = 0; j < seats; j++)
+            better += (!out[j] && out[i]) ||
+                      (!out[j] == !out[i] && game_rank[j] < game_rank[i]);
+        rank[i] = 1 + better;
+    }
+}
+
+int maat_match_id_valid(const char *id)
+{
+    size_t n = id ? strlen(id) : 0;
+    if (n == 0 || n > MAAT_MAX_MATCH_ID || id[0] == '.' || id[0] == '-')
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        char c = id[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+              (c >= '0' && c <= '9') || strchr("._-:+@", c)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if it is not one:
+ * no overlong forms, no surrogates, nothing above U+10FFFF. */
+static int utf8_length(const unsigned char *s)
+{
+    unsigned c = s[0];
+    int n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef
+                       ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    for (int i = 1; i < n; i++)
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+    if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
+        (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
+        return 0;
+    return n;
+}
+
+void maat_text_sanitize(char *s)
+{
+    unsigned char *p = (unsigned char *)s;
+    while (*p) {
+        int n = utf8_length(p);
+        if (n == 0 || (n == 1 && (*p < 0x20 || *p == 0x7f))) {
+            *p++ = '?';
+            continue;
+        }
+        p += n;
+    }
+}

@@ -1,0 +1,252 @@
+/* bots.c -- bot lifecycle: start, hello, watch, stop.
+ *
+ * Owns the bots' processes for one match: each spawned bot gets the
+ * endpoint, its seat's secret token and its name in its environment (and a
+ * CURVE key pair when encryption is on), runs with resource limits --
+ * inside a sandbox with --sandbox (sandbox.c) -- and has its output drained
+ * into its log.  Remote bots are only waited for.  At the end every process
+ * a bot started is stopped, including descendants that left its process
+ * group.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "maat/msg.h"
+#include "match_state.h"
+#include <dirent.h>
+#include <sys/wait.h>
+
+#include "sandbox.h"
+
+static void random_token(char *out, size_t hexlen)
+{
+    uint8_t raw[32];
+    int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+    ssize_t got = fd >= 0 ? read(fd, raw, sizeof raw) : -1;
+    if (fd >= 0)
+        close(fd);
+    if (got != (ssize_t)sizeof raw) { /* never expected; still unique */
+        uint64_t x = (uint64_t)maat_now_ns() ^ (uint64_t)getpid();
+        for (size_t i = 0; i < sizeof raw; i++)
+            raw[i] = (uint8_t)((x = x * 6364136223846793005ULL + 1) >> 56);
+    }
+    for (size_t i = 0; i < hexlen / 2 && i < sizeof raw; i++)
+        snprintf(out + 2 * i, 3, "%02x", raw[i]);
+}
+
+int match_start_bots(match *m, maat_error *err)
+{
+    const maat_match_config *c = m->c;
+    for (int i = 0; i < m->n; i++) {
+        match_bot *b = &m->bot[i];
+        b->spec = &c->bots[i];
+        b->outstanding = b->last_answered = b->last_timed_out = -1;
+        if (b->spec->token)
+            snprintf(b->token, sizeof b->token, "%s", b->spec->token);
+        else
+            random_token(b->token, 32);
+        if (!b->spec->command) {
+            if (c->curve_secret &&
+                maat_transport_allow(m->tr, b->spec->name, b->spec->curve_key
+                                     ? b->spec->curve_key : "", err))
+                return maat_error_set(err, MAAT_EINVAL, "remote bot %s needs "
+                                      "its CURVE public key (--allow-key "
+                                      "%s=KEY): %s", b->spec->name,
+                                      b->spec->name, err->msg);
+            match_say(m, "waiting for remote bot %s at %s", b->spec->name,
+                maat_transport_endpoint(m->tr));
+            continue;
+        }
+        /* with CURVE, a fresh key pair per spawned bot */
+        char pub[41] = "", sec[41] = "", env_sk[80], env_pk[80], env_ss[80];
+        if (c->curve_secret) {
+            if (zmq_curve_keypair(pub, sec) != 0 ||
+                maat_transport_allow(m->tr, b->spec->name, pub, err))
+                return maat_error_set(err, MAAT_EIO, "cannot make a CURVE "
+                                      "key pair for %s", b->spec->name);
+        }
+        snprintf(env_sk, sizeof env_sk, "MAAT_CURVE_SERVERKEY=%s",
+                 c->curve_public ? c->curve_public : "");
+        snprintf(env_pk, sizeof env_pk, "MAAT_CURVE_PUBLICKEY=%s", pub);
+        snprintf(env_ss, sizeof env_ss, "MAAT_CURVE_SECRETKEY=%s", sec);
+        char env_ep[600], env_tok[100], env_name[200], log[512];
+        snprintf(env_ep, sizeof env_ep, "%s=%s", MAAT_ENV_ENDPOINT,
+                 maat_transport_endpoint(m->tr));
+        snprintf(env_tok, sizeof env_tok, "%s=%s", MAAT_ENV_TOKEN, b->token);
+        snprintf(env_name, sizeof env_name, "%s=%s", MAAT_ENV_NAME,
+                 b->spec->name);
+        char *env[] = {env_ep, env_tok, env_name, NULL, NULL, NULL, NULL};
+        if (c->curve_secret) {
+            env[3] = env_sk;
+            env[4] = env_pk;
+            env[5] = env_ss;
+        }
+        /* A simple command is exec'd by the shell, so the process we watch
+         * (and time) is the bot itself, not a waiting /bin/sh. */
+        char cmd[9000];
+        int simple = strlen(b->spec->command) < 4000 &&
+                     !strpbrk(b->spec->command, ";&|\n()`") &&
+                     strncmp(b->spec->command, "exec ", 5) != 0;
+        snprintf(cmd, sizeof cmd, "%s%s", simple ? "exec " : "",
+                 b->spec->command);
+        char boxed[9000];
+        if (c->sandbox) {
+            if (maat_sandbox_command(maat_transport_ipc_dir(m->tr),
+                                     b->spec->command, boxed, sizeof boxed))
+                return maat_error_set(err, MAAT_EINVAL, "--sandbox needs the "
+                                      "default ipc:// endpoint (sandboxed "
+                                      "bots have no network) and a command "
+                                      "under 4000 bytes");
+            snprintf(cmd, sizeof cmd, "%s", boxed);
+        }
+        if (c->log_dir)
+            snprintf(log, sizeof log, "%s/%s.log", c->log_dir, b->spec->name);
+        b->proc = maat_proc_spawn(cmd, env,
+                                  c->log_dir ? log : NULL, NULL, &c->limits,
+                                  err);
+        if (!b->proc) {
+            char why[sizeof err->msg];
+            snprintf(why, sizeof why, "%s", err->msg);
+            return maat_error_set(err, err->code ? err->code : MAAT_EIO,
+                                  "bot %s: %s", b->spec->name, why);
+        }
+    }
+    return MAAT_OK;
+}
+
+void match_await_hellos(match *m)
+{
+    int64_t deadline = maat_now_ns() + m->c->clock.hello_ms * 1000000;
+    for (;;) {
+        int waiting = 0;
+        for (int i = 0; i < m->n; i++)
+            waiting += !m->bot[i].connected && !m->bot[i].dead;
+        if (!waiting || m->interrupted || maat_now_ns() >= deadline)
+            break;
+        match_wait_input(m, deadline);
+    }
+    for (int i = 0; i < m->n; i++) {
+        match_bot *b = &m->bot[i];
+        if (!b->connected && !b->dead) {
+            b->dead = 1;
+            b->dead_kind = MAAT_FAULT_NO_HELLO;
+            snprintf(b->dead_detail, sizeof b->dead_detail,
+                     "no hello within %lld ms",
+                     (long long)m->c->clock.hello_ms);
+            match_say(m, "%s: %s", b->spec->name, b->dead_detail);
+        }
+    }
+}
+
+/* Check every spawned bot for exit; a bot that exits is gone. */
+void match_check_processes(match *m)
+{
+    for (int i = 0; i < m->n; i++) {
+        match_bot *b = &m->bot[i];
+        int status;
+        if (!b->proc)
+            continue;
+        maat_proc_drain(b->proc);
+        if (!b->dead && maat_proc_exited(b->proc, &status)) {
+            char how[96];
+            maat_proc_describe_exit(status, how, sizeof how);
+            b->dead = 1;
+            b->dead_kind = b->connected ? MAAT_FAULT_CRASH
+                                        : MAAT_FAULT_NO_HELLO;
+            char head[320] = "";
+            if (!b->connected) { /* could not start: show why */
+                maat_proc_drain(b->proc);
+                maat_proc_output_head(b->proc, 5, head, sizeof head);
+            }
+            snprintf(b->dead_detail, sizeof b->dead_detail,
+                     "the bot process %s%s%s", how,
+                     *head ? " before saying hello; its output began: " : "",
+                     head);
+            if (m->g && !b->out)
+                match_fault(m, b, b->dead_kind, "%s", b->dead_detail);
+        }
+    }
+}
+
+/* Does /proc/PID/environ hold one of this match's "MAAT_TOKEN=<token>"? */
+static int has_token(const match *m, const char *pid)
+{
+    char path[64], env[65536];
+    snprintf(path, sizeof path, "/proc/%s/environ", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, env, sizeof env - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    env[n] = 0;
+    for (int i = 0; i < m->n; i++) {
+        if (!m->bot[i].spec || !m->bot[i].spec->command)
+            continue; /* not started (a spawn failed), or remote: not ours */
+        char want[MAAT_MAX_TOKEN + 16];
+        int len = snprintf(want, sizeof want, "%s=%s", MAAT_ENV_TOKEN,
+                           m->bot[i].token);
+        for (ssize_t k = 0; k + len <= n; k += (ssize_t)strlen(env + k) + 1)
+            if (memcmp(env + k, want, (size_t)len + 1) == 0)
+                return 1;
+    }
+    return 0;
+}
+
+/* A bot's descendant can leave its process group (setsid) and so escape
+ * the group kill.  It still carries its seat's secret token in its
+ * environment, which nothing else on the machine has: kill by that,
+ * rescanning until a pass finds none (a process may fork meanwhile). */
+static void kill_by_token(match *m)
+{
+    for (int round = 0; round < 20; round++) {
+        DIR *d = opendir("/proc");
+        int found = 0;
+        struct dirent *e;
+        while (d && (e = readdir(d)))
+            if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
+                atoi(e->d_name) != getpid() && has_token(m, e->d_name)) {
+                kill(atoi(e->d_name), SIGKILL);
+                found++;
+            }
+        if (d)
+            closedir(d);
+        if (!found)
+            return;
+        if (!m->c->quiet && round == 0)
+            fprintf(stderr, "maat-referee: killed %d bot process%s that "
+                    "left their process group\n", found,
+                    found == 1 ? "" : "es");
+        /* reap what was ours (e.g. orphans reparented to a subreaper) */
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+    }
+}
+
+/* Give bots a moment to leave on their own after bye, then end them. */
+void match_stop_bots(match *m)
+{
+    int64_t deadline = maat_now_ns() + 1000 * 1000000LL;
+    for (;;) {
+        int running = 0;
+        for (int i = 0; i < m->n; i++) {
+            int status;
+            if (m->bot[i].proc && !maat_proc_exited(m->bot[i].proc, &status))
+                running++;
+        }
+        if (!running || m->interrupted || maat_now_ns() >= deadline)
+            break;
+        match_wait_input(m, deadline);
+    }
+    for (int i = 0; i < m->n; i++)
+        maat_proc_destroy(&m->bot[i].proc);
+    kill_by_token(m);
+}

@@ -1,0 +1,163 @@
+/* match_state.h -- the state of one running match, shared by the files
+ * that run it.  Internal to the referee: nothing outside referee/ includes
+ * this.
+ *
+ * Who owns what:
+ *   match.c    the loop: games, decisions, clocks, waiting for input
+ *   protocol.c the referee's side of the protocol: every message sent to a
+ *              bot, and every inbound message (hellos, actions, strangers)
+ *   bots.c     bot lifecycle: spawning with tokens and limits, hellos,
+ *              watching processes, stopping them and their escapees
+ *   results.c  faults and strikes, match ranks, the decisions kept for the
+ *              record, what a finished game writes (record, ladder line,
+ *              console tables)
+ * The match is single-threaded: one thread runs maat_match_run and every
+ * function here.
+ */
+#ifndef MAAT_MATCH_STATE_H
+#define MAAT_MATCH_STATE_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <jansson.h>
+#include <msgpack.h>
+
+#include "maat/game.h"
+#include "maat/protocol.h"
+#include "match.h"
+#include "transport.h"
+
+#define MAX_FAULTS_RECORDED 50 /* per bot and game; the rest are counted */
+
+/* A bot: a connection identity that lives for the whole match. */
+typedef struct match_bot {
+    const maat_bot_spec *spec;
+    char token[MAAT_MAX_TOKEN + 1];
+    maat_proc *proc;
+    uint8_t rid[256];
+    size_t rid_len;
+    int connected;
+    int dead;             /* crashed, disconnected or never said hello */
+    int dead_kind;        /* fault kind that killed it */
+    char dead_detail[480];
+    int first_done;       /* has had its first decision (load allowance) */
+    /* per game */
+    int seat;
+    int out;              /* forfeited: the default policy plays for it */
+    int strikes[MAAT_FAULT_KINDS]; /* per kind, against that kind's limit */
+    int64_t bank_ms;
+    size_t events_sent;   /* index into the game's event log */
+    int64_t outstanding;  /* seq of the request awaiting an answer, or -1 */
+    int64_t last_answered, last_timed_out;
+    int faults, faults_dropped;
+    /* stats over the match */
+    int64_t decisions, wall_ns_total, wall_ns_max;
+    uint64_t cpu_ns_total;
+} match_bot;
+
+/* A connection with no seat.  Each is allowed a few messages that are
+ * read and answered (a hello is normally the first and only one); after
+ * that its messages are counted and dropped unread, and only the first
+ * few are logged, so a flood neither fills the disk nor slows the match. */
+#define MAX_STRANGERS 64
+#define STRANGER_READ 8    /* messages decoded per connection */
+#define STRANGER_LOGGED 3  /* messages logged per connection */
+typedef struct stranger {
+    uint8_t rid[256];
+    size_t rid_len;
+    char user[64];     /* with CURVE: the key's entrant */
+    uint64_t messages;
+} stranger;
+
+typedef struct outbuf {
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+} outbuf;
+
+/* One applied decision, kept as plain data during the game; the record's
+ * JSON is built from these once, at the end, and only if it is wanted. */
+typedef struct decision_rec {
+    int seat;
+    int by_bot;
+    maat_action action;
+    int64_t wall_ns;
+    uint64_t cpu_ns;
+} decision_rec;
+
+typedef struct match {
+    const maat_match_config *c;
+    outbuf ob;
+    decision_rec *dec;
+    size_t n_dec, cap_dec;
+    maat_transport *tr;
+    int sigfd;
+    sigset_t oldmask;
+    int interrupted;
+    maat_setup *setup;
+    match_bot bot[MAAT_MAX_SEATS];
+    int n;
+    int seat_bot[MAAT_MAX_SEATS]; /* seat -> bot index, this game */
+    int64_t seq;
+    /* the game being played */
+    maat_game *g;
+    maat_events ev;
+    int game_index;
+    uint64_t game_seed;
+    int decision_no;
+    int64_t processes_checked_ns; /* last check_processes, now_ns() */
+    maat_rng default_rng;
+    json_t *decisions, *faults;
+    int pending_action_ok;  /* set by the message handler */
+    maat_action pending_action;
+    char match_id[MAAT_MAX_MATCH_ID + 1];
+    /* addresses with no seat that sent something: counted, not believed */
+    stranger strangers[MAX_STRANGERS];
+    int n_strangers;
+    uint64_t strangers_unlisted; /* messages from peers beyond the table */
+} match;
+
+static inline int64_t maat_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* match.c */
+void match_say(const match *m, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+/* Wait for input until deadline_ns: handles every inbound message, signal
+ * and bot exit that arrives meanwhile. */
+void match_wait_input(match *m, int64_t deadline_ns);
+/* The per-decision time of a bot's next decision (its first is longer). */
+int64_t match_base_ms(const match *m, const match_bot *b);
+
+/* protocol.c */
+outbuf *match_out(match *m);
+int match_send(match *m, match_bot *b, outbuf *o);
+void match_on_inbound(match *m, maat_inbound *in);
+/* Log what connections with no seat sent beyond what was logged. */
+void match_report_strangers(const match *m);
+void match_send_start(match *m, match_bot *b);
+int match_send_request(match *m, match_bot *b, maat_decision d,
+                       const maat_action *legal, int n_legal);
+void match_send_end(match *m, match_bot *b, const int *ranks);
+void match_send_bye(match *m);
+
+/* bots.c */
+int match_start_bots(match *m, maat_error *err);
+void match_await_hellos(match *m);
+void match_check_processes(match *m);
+void match_stop_bots(match *m);
+
+/* results.c */
+void match_fault(match *m, match_bot *b, int kind, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+int match_record_decision(match *m, int seat, const maat_action *a,
+                          int by_bot, int64_t wall_ns, uint64_t cpu_ns);
+int match_finish_game(match *m, int64_t started_ns, maat_error *err);
+void match_print_summary(const match *m);
+
+#endif

@@ -1,0 +1,375 @@
+/* protocol.c -- the referee's side of the wire protocol (docs/PROTOCOL.md).
+ *
+ * Owns every message the referee sends (welcome, start, request, end, bye,
+ * reject) and the handling of every inbound message: a hello from an
+ * address with no seat (authentication by token, and by CURVE key when
+ * encryption is on), an action from a seated bot, and anything else a peer
+ * may send.  Inbound bytes are hostile: each is checked before use, and a
+ * bad message from a seat is a fault against that seat only.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "maat/msg.h"
+#include "match_state.h"
+#include "outcome.h"
+
+/* The match's one output buffer, emptied for each message: every message
+ * is sent before the next is built, and reusing it saves an allocation per
+ * message on the per-decision path. */
+outbuf *match_out(match *m)
+{
+    m->ob.sb.size = 0;
+    return &m->ob;
+}
+
+/* Send to a bot; a failed send means the peer is gone. */
+int match_send(match *m, match_bot *b, outbuf *o)
+{
+    int rc = 0;
+    if (b->connected && !b->dead &&
+        maat_transport_send(m->tr, b->rid, b->rid_len, o->sb.data,
+                            o->sb.size) != 0) {
+        rc = -1;
+        /* a match_fault only while the game runs: once it is over, results are
+         * fixed and a bot that cannot take its "end" is merely gone */
+        if (m->g && !m->c->rules->is_over(m->g))
+            match_fault(m, b, MAAT_FAULT_CRASH, "cannot send to the bot: %s",
+                  zmq_strerror(zmq_errno()));
+        b->dead = 1;
+    }
+    return rc;
+}
+
+/* Events the bot's seat may see that it has not been sent yet. */
+static void pack_events(match *m, match_bot *b, msgpack_packer *pk)
+{
+    uint32_t me = 1u << b->seat;
+    size_t n = 0;
+    for (size_t i = b->events_sent; i < m->ev.count; i++)
+        n += (m->ev.items[i].visible_to & me) != 0;
+    maat_pack_array(pk, n);
+    for (size_t i = b->events_sent; i < m->ev.count; i++)
+        if (m->ev.items[i].visible_to & me)
+            m->c->rules->encode_event(m->g, &m->ev.items[i], pk);
+    b->events_sent = m->ev.count;
+}
+
+static match_bot *bot_by_rid(match *m, const maat_inbound *in)
+{
+    for (int i = 0; i < m->n; i++)
+        if (m->bot[i].connected && m->bot[i].rid_len == in->rid_len &&
+            memcmp(m->bot[i].rid, in->rid, in->rid_len) == 0)
+            return &m->bot[i];
+    return NULL;
+}
+
+static void send_reject(match *m, const maat_inbound *in, const char *reason)
+{
+    outbuf *o = match_out(m);
+    maat_pack_map(&o->pk, 2);
+    maat_pack_kv_str(&o->pk, "type", "reject");
+    maat_pack_kv_str(&o->pk, "reason", reason);
+    maat_transport_send(m->tr, in->rid, in->rid_len, o->sb.data, o->sb.size);
+}
+
+static void send_welcome(match *m, match_bot *b)
+{
+    outbuf *o = match_out(m);
+    /* No match id and nothing else derived from the seed: a default id
+     * hashes the seed, and a bot that could invert it would know the deck. */
+    maat_pack_map(&o->pk, 6);
+    maat_pack_kv_str(&o->pk, "type", "welcome");
+    maat_pack_kv_int(&o->pk, "version", MAAT_PROTOCOL_VERSION);
+    maat_pack_kv_str(&o->pk, "game", m->c->rules->name);
+    maat_pack_kv_str(&o->pk, "rules_version", m->c->rules->rules_version);
+    maat_pack_kv_int(&o->pk, "games", m->c->games);
+    maat_pack_str(&o->pk, "setup");
+    m->c->rules->setup_encode(m->setup, &o->pk);
+    match_send(m, b, o);
+}
+
+/* A hello from an address with no seat: find the seat by token.  Returns
+ * the reason sent back when it is refused, with what to log in `why`, or
+ * NULL when the peer now has a seat. */
+static const char *on_hello(match *m, const maat_inbound *in,
+                            const msgpack_object *o, char *why, size_t len)
+{
+    const msgpack_object *tok = maat_msg_get(o, "token");
+    int64_t version = 0;
+    maat_error err = {0};
+    if (maat_msg_get_int(o, "version", 0, INT32_MAX, &version, &err) ||
+        version != MAAT_PROTOCOL_VERSION) {
+        snprintf(why, len, "with protocol version %lld, we speak %d",
+                 (long long)version, MAAT_PROTOCOL_VERSION);
+        return "unsupported protocol version";
+    }
+    for (int i = 0; i < m->n; i++) {
+        match_bot *b = &m->bot[i];
+        if (!tok || !maat_msg_str_eq(tok, b->token))
+            continue;
+        if (m->c->curve_secret && strcmp(in->user, b->spec->name) != 0) {
+            snprintf(why, len, "with the token of %s from a connection "
+                     "authenticated as '%s'", b->spec->name, in->user);
+            return "token and key belong to different seats";
+        }
+        if (b->connected || b->dead) {
+            snprintf(why, len, "with the token of %s: %s", b->spec->name,
+                     b->connected ? "already in use" : "that seat is closed");
+            return b->connected ? "token already in use" : "seat closed";
+        }
+        memcpy(b->rid, in->rid, in->rid_len);
+        b->rid_len = in->rid_len;
+        b->connected = 1;
+        if (m->c->verbose)
+            match_say(m, "%s said hello", b->spec->name);
+        send_welcome(m, b);
+        return NULL;
+    }
+    snprintf(why, len, "with an unknown token");
+    return "unknown token";
+}
+
+/* A malformed message from the seat we are waiting on is its answer: one
+ * match_fault, a default action, and no second (timeout) match_fault for the same
+ * decision. */
+static void malformed(match *m, match_bot *b, const char *detail)
+{
+    if (b->outstanding >= 0) {
+        b->last_answered = b->outstanding;
+        b->outstanding = -1;
+        m->pending_action_ok = -1;
+    }
+    match_fault(m, b, MAAT_FAULT_MALFORMED, "%s", detail);
+}
+
+/* A message from a seated bot. */
+static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
+{
+    msgpack_unpacked u;
+    maat_error err = {0};
+    const void *data = zmq_msg_data((zmq_msg_t *)&in->payload);
+    size_t len = zmq_msg_size((zmq_msg_t *)&in->payload);
+    char detail[300];
+    if (b->out || b->dead)
+        return; /* a seat that is out is no longer listened to */
+    if (!m->g) {
+        match_say(m, "%s: message before the game started, ignored",
+            b->spec->name);
+        return;
+    }
+    if (in->frames != 2) {
+        snprintf(detail, sizeof detail, "sent a %d-frame message; one frame "
+                 "expected", in->frames - 1);
+        malformed(m, b, detail);
+        return;
+    }
+    if (maat_msg_unpack(data, len, &u, &err)) {
+        snprintf(detail, sizeof detail, "undecodable: %s", err.msg);
+        malformed(m, b, detail);
+        msgpack_unpacked_destroy(&u);
+        return;
+    }
+    const msgpack_object *o = &u.data;
+    int64_t seq = -1;
+    if (!maat_msg_str_eq(maat_msg_get(o, "type"), "action") ||
+        maat_msg_get_int(o, "seq", 0, INT64_MAX, &seq, &err)) {
+        snprintf(detail, sizeof detail,
+                 "expected {type: action, seq, action}: %s",
+                 err.msg[0] ? err.msg : "wrong type");
+        malformed(m, b, detail);
+    } else if (seq != b->outstanding) {
+        if (seq <= b->last_timed_out && seq > b->last_answered)
+            match_say(m, "seat %d (%s): late reply to request %lld discarded",
+                b->seat, b->spec->name, (long long)seq);
+        else if (seq == b->last_answered)
+            match_fault(m, b, MAAT_FAULT_MALFORMED,
+                  "second reply to request %lld", (long long)seq);
+        else
+            match_fault(m, b, MAAT_FAULT_MALFORMED,
+                  "reply to request %lld, which is not outstanding",
+                  (long long)seq);
+    } else if (m->c->rules->decode_action(m->g, maat_msg_get(o, "action"),
+                                          &m->pending_action, &err)) {
+        snprintf(detail, sizeof detail, "bad action: %s", err.msg);
+        malformed(m, b, detail);
+    } else {
+        b->outstanding = -1;
+        b->last_answered = seq;
+        m->pending_action_ok = 1;
+    }
+    msgpack_unpacked_destroy(&u);
+}
+
+static stranger *stranger_find(match *m, const maat_inbound *in)
+{
+    for (int i = 0; i < m->n_strangers; i++)
+        if (m->strangers[i].rid_len == in->rid_len &&
+            memcmp(m->strangers[i].rid, in->rid, in->rid_len) == 0)
+            return &m->strangers[i];
+    if (m->n_strangers == MAX_STRANGERS)
+        return NULL;
+    stranger *s = &m->strangers[m->n_strangers++];
+    memcpy(s->rid, in->rid, in->rid_len);
+    s->rid_len = in->rid_len;
+    snprintf(s->user, sizeof s->user, "%s", in->user);
+    maat_text_sanitize(s->user);
+    s->messages = 0;
+    return s;
+}
+
+/* "peer 0080000041" or "peer 0080000041 (key of eve)": the routing id,
+ * which names the connection in the log and nothing more. */
+static void stranger_name(const uint8_t *rid, size_t rid_len,
+                          const char *user, char *out, size_t len)
+{
+    size_t n = (size_t)snprintf(out, len, "peer ");
+    for (size_t i = 0; i < rid_len && i < 8 && n + 3 < len; i++)
+        n += (size_t)snprintf(out + n, len - n, "%02x", rid[i]);
+    if (user && user[0] && n < len)
+        snprintf(out + n, len - n, " (key of %s)", user);
+}
+
+/* A message from an address with no seat.  Nothing it sends can end the
+ * match: it may only ever earn a seat with a hello carrying a token.  A
+ * refused hello gets a reject; anything else is logged and ignored. */
+static void on_stranger(match *m, maat_inbound *in)
+{
+    /* A connection past its allowance is dropped unread.  Connections
+     * beyond the table are still read (a late entrant must be able to say
+     * hello whatever a flooder did) but never logged. */
+    stranger *st = stranger_find(m, in);
+    uint64_t count = st ? ++st->messages : ++m->strangers_unlisted;
+    if (st && count > STRANGER_READ)
+        return; /* counted; reported once at the end of the match */
+    char why[300] = "", peer[128];
+    const char *reason = NULL;
+    msgpack_unpacked u;
+    msgpack_unpacked_init(&u);
+    if (in->frames != 2)
+        snprintf(why, sizeof why, "a %d-frame message (one frame expected: "
+                 "a DEALER socket sending the message alone)", in->frames - 1);
+    else if (maat_msg_unpack(zmq_msg_data(&in->payload),
+                             zmq_msg_size(&in->payload), &u, NULL) != MAAT_OK)
+        snprintf(why, sizeof why, "a message that is not msgpack");
+    else if (!maat_msg_str_eq(maat_msg_get(&u.data, "type"), "hello"))
+        snprintf(why, sizeof why, "a message before any hello");
+    else if (!(reason = on_hello(m, in, &u.data, why, sizeof why))) {
+        msgpack_unpacked_destroy(&u);
+        if (st) /* seated: the connection is no stranger any more */
+            *st = m->strangers[--m->n_strangers];
+        return;
+    }
+    msgpack_unpacked_destroy(&u);
+    if (reason)
+        send_reject(m, in, reason);
+    if (!st || count > STRANGER_LOGGED)
+        return;
+    maat_text_sanitize(why);
+    stranger_name(in->rid, in->rid_len, in->user, peer, sizeof peer);
+    match_say(m, "refused %s%s (%s, message %llu of this connection%s)",
+              reason ? "a hello " : "", why, peer, (unsigned long long)count,
+              count == STRANGER_LOGGED ? "; its further messages are counted, "
+              "not logged" : "");
+}
+
+void match_on_inbound(match *m, maat_inbound *in)
+{
+    match_bot *b = bot_by_rid(m, in);
+    if (b)
+        on_bot_message(m, b, in);
+    else
+        on_stranger(m, in);
+}
+
+void match_report_strangers(const match *m)
+{
+    for (int i = 0; i < m->n_strangers; i++) {
+        const stranger *st = &m->strangers[i];
+        if (st->messages <= STRANGER_LOGGED)
+            continue;
+        char peer[128];
+        stranger_name(st->rid, st->rid_len, st->user, peer, sizeof peer);
+        match_say(m, "%s sent %llu messages with no seat; %d were logged",
+                  peer, (unsigned long long)st->messages, STRANGER_LOGGED);
+    }
+    if (m->strangers_unlisted)
+        match_say(m, "%llu more messages came from more than %d connections "
+                  "with no seat, none logged",
+                  (unsigned long long)m->strangers_unlisted, MAX_STRANGERS);
+}
+
+void match_send_start(match *m, match_bot *b)
+{
+    outbuf *o = match_out(m);
+    maat_pack_map(&o->pk, 4);
+    maat_pack_kv_str(&o->pk, "type", "start");
+    maat_pack_kv_int(&o->pk, "game_index", m->game_index);
+    maat_pack_kv_int(&o->pk, "seat", b->seat);
+    maat_pack_kv_int(&o->pk, "seats", m->n);
+    match_send(m, b, o);
+}
+
+int match_send_request(match *m, match_bot *b, maat_decision d,
+                        const maat_action *legal, int n_legal)
+{
+    const maat_rules *r = m->c->rules;
+    outbuf *o = match_out(m);
+    msgpack_packer *pk = &o->pk;
+    b->outstanding = ++m->seq;
+    maat_pack_map(pk, 8);
+    maat_pack_kv_str(pk, "type", "request");
+    maat_pack_kv_int(pk, "seq", b->outstanding);
+    maat_pack_kv_int(pk, "game_index", m->game_index);
+    maat_pack_kv_str(pk, "decision", r->decision_names[d.kind]);
+    maat_pack_str(pk, "observation");
+    r->encode_observation(m->g, d.seat, pk);
+    maat_pack_str(pk, "events");
+    pack_events(m, b, pk);
+    maat_pack_str(pk, "legal");
+    maat_pack_array(pk, (size_t)n_legal);
+    for (int i = 0; i < n_legal; i++)
+        r->encode_action(m->g, &legal[i], pk);
+    maat_pack_str(pk, "clock");
+    maat_pack_map(pk, 3);
+    maat_pack_kv_int(pk, "time_left_ms", match_base_ms(m, b) + b->bank_ms);
+    maat_pack_kv_int(pk, "decision_ms", match_base_ms(m, b));
+    maat_pack_kv_int(pk, "bank_ms", b->bank_ms);
+    return match_send(m, b, o);
+}
+
+void match_send_end(match *m, match_bot *b, const int *ranks)
+{
+    outbuf *o = match_out(m);
+    msgpack_packer *pk = &o->pk;
+    int seats = m->n;
+    maat_pack_map(pk, 5);
+    maat_pack_kv_str(pk, "type", "end");
+    maat_pack_kv_int(pk, "game_index", m->game_index);
+    maat_pack_str(pk, "observation");
+    m->c->rules->encode_observation(m->g, b->seat, pk);
+    maat_pack_str(pk, "events");
+    pack_events(m, b, pk);
+    maat_pack_str(pk, "ranks");
+    maat_pack_array(pk, (size_t)seats);
+    for (int i = 0; i < seats; i++)
+        msgpack_pack_int(pk, ranks[i]);
+    match_send(m, b, o);
+}
+
+void match_send_bye(match *m)
+{
+    for (int i = 0; i < m->n; i++) {
+        outbuf *o = match_out(m);
+        maat_pack_map(&o->pk, 1);
+        maat_pack_kv_str(&o->pk, "type", "bye");
+        match_send(m, &m->bot[i], o);
+    }
+}

@@ -1,0 +1,171 @@
+/* results.c -- what a game leaves behind, and the faults that shape it.
+ *
+ * Owns fault bookkeeping (recording each fault, strikes against the
+ * policy, putting a seat out), the match ranks (clean seats first, in the
+ * game's own order), the decisions kept during a game for the record, and
+ * everything written when a game ends: the record file, the ladder line,
+ * the console tables.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "maat/msg.h"
+#include "match_state.h"
+
+#include "record.h"
+
+void match_set_out(match *m, match_bot *b, const char *why)
+{
+    if (!b->out)
+        match_say(m, "seat %d (%s) is out: %s; the default policy plays for it",
+            b->seat, b->spec->name, why);
+    b->out = 1;
+    b->outstanding = -1;
+}
+
+void match_fault(match *m, match_bot *b, int kind, const char *fmt, ...)
+{
+    char detail[480];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    maat_text_sanitize(detail); /* bot bytes may be in it */
+    if (b->faults < MAX_FAULTS_RECORDED) {
+        json_array_append_new(m->faults,
+            json_pack("{s:i, s:s, s:s, s:i, s:s}", "seat", b->seat, "bot",
+                      b->spec->name, "kind", maat_fault_names[kind],
+                      "decision", m->decision_no, "detail", detail));
+        match_say(m, "seat %d (%s): %s at decision %d: %s", b->seat, b->spec->name,
+            maat_fault_names[kind], m->decision_no, detail);
+    } else {
+        b->faults_dropped++;
+    }
+    b->faults++;
+    if (b->out)
+        return;
+    int limit = m->c->policy.strikes[kind];
+    if (kind == MAAT_FAULT_CRASH || kind == MAAT_FAULT_NO_HELLO || limit == 0)
+        match_set_out(m, b, maat_fault_names[kind]);
+    else if (++b->strikes[kind] >= limit)
+        match_set_out(m, b, "too many strikes");
+}
+
+/* Keep one applied decision. */
+int match_record_decision(match *m, int seat, const maat_action *a,
+                           int by_bot, int64_t wall_ns, uint64_t cpu_ns)
+{
+    if (m->n_dec == m->cap_dec) {
+        size_t cap = m->cap_dec ? m->cap_dec * 2 : 256;
+        decision_rec *d = realloc(m->dec, cap * sizeof *d);
+        if (!d)
+            return MAAT_ENOMEM;
+        m->dec = d;
+        m->cap_dec = cap;
+    }
+    decision_rec r = {seat, by_bot, *a, wall_ns, cpu_ns};
+    m->dec[m->n_dec++] = r;
+    return MAAT_OK;
+}
+
+/* The decisions as the record's JSON array. */
+static json_t *decisions_json(match *m)
+{
+    const maat_rules *r = m->c->rules;
+    json_t *all = json_array();
+    for (size_t i = 0; i < m->n_dec; i++) {
+        const decision_rec *d = &m->dec[i];
+        outbuf *o = match_out(m);
+        r->encode_action(m->g, &d->action, &o->pk);
+        json_t *action = maat_json_from_msgpack_bytes(o->sb.data, o->sb.size);
+        json_t *j = json_pack("{s:i, s:s, s:o, s:s}", "seat", d->seat, "kind",
+                              r->decision_names[d->action.kind], "action",
+                              action, "by", d->by_bot ? "bot" : "default");
+        if (m->c->record_timing) {
+            json_object_set_new(j, "wall_us", json_integer(d->wall_ns / 1000));
+            json_object_set_new(j, "cpu_us",
+                                json_integer((json_int_t)(d->cpu_ns / 1000)));
+        }
+        json_array_append_new(all, j);
+    }
+    return all;
+}
+
+int match_finish_game(match *m, int64_t started_ns, maat_error *err)
+{
+    const maat_rules *r = m->c->rules;
+    maat_score sc[MAAT_MAX_SEATS];
+    int ranks[MAAT_MAX_SEATS], game_rank[MAAT_MAX_SEATS], out[MAAT_MAX_SEATS];
+    r->scores(m->g, sc);
+    for (int s = 0; s < m->n; s++) {
+        game_rank[s] = sc[s].rank;
+        out[s] = m->bot[m->seat_bot[s]].out;
+    }
+    maat_match_ranks(m->n, game_rank, out, ranks);
+    for (int i = 0; i < m->n; i++)
+        if (!m->bot[i].dead)
+            match_send_end(m, &m->bot[i], ranks);
+
+    const char *names[MAAT_MAX_SEATS];
+    for (int s = 0; s < m->n; s++)
+        names[s] = m->bot[m->seat_bot[s]].spec->name;
+    m->decisions = m->c->record_path ? decisions_json(m) : json_array();
+    maat_game_result res = {
+        .rules = r, .options = &m->c->options,
+        .seed = m->game_seed, .game_index = m->game_index,
+        .match_id = m->match_id, .seats = m->n, .bot_names = names,
+        .scores = sc, .ranks = ranks, .out = out,
+        .decisions = m->decisions, .n_decisions = (int)m->n_dec,
+        .faults = m->faults,
+        .duration_ms = (maat_now_ns() - started_ns) / 1000000};
+    int rc = MAAT_OK;
+    if (m->c->record_path) {
+        char path[1024];
+        maat_record_path(m->c->record_path, m->c->games, m->game_index, path,
+                         sizeof path);
+        rc = maat_record_write(&res, path, err);
+    }
+    if (!rc && m->c->ladder_path)
+        rc = maat_ladder_append(&res, m->c->ladder_path, err);
+    if (!m->c->quiet) {
+        fprintf(stderr, "maat-referee: game %d of %d, seed %llu, %d "
+                "decisions\n  %-4s %-12s %4s %5s", m->game_index + 1,
+                m->c->games, (unsigned long long)m->game_seed,
+                m->decision_no, "seat", "bot", "rank", "score");
+        for (int p = 0; p < r->n_score_parts; p++)
+            fprintf(stderr, " %7s", r->score_parts[p]);
+        fprintf(stderr, "  faults\n");
+        for (int s = 0; s < m->n; s++) {
+            const match_bot *b = &m->bot[m->seat_bot[s]];
+            fprintf(stderr, "  %-4d %-12s %4d %5d", s, names[s], ranks[s],
+                    sc[s].total);
+            for (int p = 0; p < r->n_score_parts; p++)
+                fprintf(stderr, " %7d", sc[s].part[p]);
+            fprintf(stderr, "  %d%s\n", b->faults, out[s] ? " (out)" : "");
+        }
+    }
+    return rc;
+}
+
+void match_print_summary(const match *m)
+{
+    if (m->c->quiet)
+        return;
+    fprintf(stderr, "maat-referee: %-12s %9s %9s %9s %9s\n", "bot",
+            "decisions", "mean ms", "max ms", "cpu ms");
+    for (int i = 0; i < m->n; i++) {
+        const match_bot *b = &m->bot[i];
+        fprintf(stderr, "maat-referee: %-12s %9lld %9.2f %9.2f %9.1f\n",
+                b->spec->name, (long long)b->decisions,
+                b->decisions ? b->wall_ns_total / 1e6 / (double)b->decisions
+                             : 0.0,
+                b->wall_ns_max / 1e6, b->cpu_ns_total / 1e6);
+    }
+}
