@@ -253,9 +253,11 @@ static void on_stranger(match *m, maat_inbound *in)
     const char *reason = NULL;
     msgpack_unpacked u;
     msgpack_unpacked_init(&u);
-    if (in->frames != 2)
+    if (in->frames != 2) {
         snprintf(why, sizeof why, "a %d-frame message (one frame expected: "
                  "a DEALER socket sending the message alone)", in->frames - 1);
+        reason = "one frame per message";
+    }
     else if (maat_msg_unpack(zmq_msg_data(&in->payload),
                              zmq_msg_size(&in->payload), &u, NULL) != MAAT_OK)
         snprintf(why, sizeof why, "a message that is not msgpack");

@@ -254,9 +254,14 @@ int maat_ladder_append(const maat_game_result *r, const char *path,
  * will do: a FIFO or a device would block the referee or swallow lines. */
 static int open_ladder(const char *path, maat_error *err)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        maat_error_set(err, MAAT_EIO, "%s: the ladder file must be a regular "
+                       "file", path);
+        return -1;
+    }
     int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
                   O_NONBLOCK, 0644);
-    struct stat st;
     if (fd < 0) {
         maat_error_set(err, MAAT_EIO, "%s: cannot open the ladder file: %s",
                        path, strerror(errno));

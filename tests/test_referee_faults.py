@@ -18,6 +18,7 @@ No sleep is used to synchronise: readiness is a file the bot writes, and
 every wait has a deadline that only guards against a hang.  Prints one line
 per check; exits 1 if any failed.
 """
+import glob
 import json
 import os
 import shlex
@@ -617,7 +618,7 @@ def options(tmp):
 
 # ---- SIGTERM -------------------------------------------------------------
 
-def sigterm(tmp, label, hargs, ready_suffix, extra):
+def sigterm(tmp, label, hargs, ready_suffix, extra, sig=signal.SIGTERM):
     d = os.path.join(tmp, 'sigterm-' + label)
     piddir = os.path.join(d, 'pids')
     os.makedirs(piddir)
@@ -628,13 +629,14 @@ def sigterm(tmp, label, hargs, ready_suffix, extra):
     cmd = [REFEREE, '--fixed-seats', '--record', record, '--ladder', ladder,
            '--bot', 'h=' + hostile_cmd(hargs),
            '--bot', 'r=' + random_cmd(piddir, 'r')] + extra
-    label = 'SIGTERM ' + label
+    label = '%s %s' % (sig.name, label)
+    before = set(glob.glob('/tmp/maat-*'))
     ref = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     try:
         ready = wait_file(os.path.join(piddir, 'h' + ready_suffix), 20, ref)
         check(ready, '%s: the bot is ready (h%s)' % (label, ready_suffix))
-        ref.send_signal(signal.SIGTERM)
+        ref.send_signal(sig)
         try:
             out, err = ref.communicate(timeout=30)
             rc = ref.returncode
@@ -652,6 +654,9 @@ def sigterm(tmp, label, hargs, ready_suffix, extra):
               'pids %r, alive %r, strays %r' % (pids, living, strays))
         check(not os.path.exists(record) and not os.path.exists(ladder),
               '%s: no record or ladder line for the unfinished game' % label)
+        left = set(glob.glob('/tmp/maat-*')) - before
+        check(not left, '%s: the referee removed its socket directory'
+              % label, repr(left))
     finally:
         if ref.poll() is None:
             ref.kill()
@@ -680,6 +685,9 @@ def main():
         sigterm(tmp, 'mid-game',
                 ['--mode', 'silent', '--ignore-term', '--fork'], '.request',
                 ['--time', '60000', '--first-time', '60000'])
+        sigterm(tmp, 'mid-game', ['--mode', 'silent', '--fork'], '.request',
+                ['--time', '60000', '--first-time', '60000'],
+                sig=signal.SIGHUP)
     print('%d passed, %d failed (%.1f s)' % (passes, len(failures),
                                               time.monotonic() - t0))
     for f in failures:

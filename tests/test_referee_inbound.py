@@ -1,0 +1,463 @@
+#!/usr/bin/env python3
+"""test_referee_inbound.py -- nothing a connection sends can stop a match or
+erase its outcome (issue 14, each case failed on the main of 2026-11-24).
+
+Real matches: maat-referee with maat-random bots, plus peers driven from
+here with python3-zmq or raw sockets:
+  - multi-frame messages from connections with no seat (a DEALER sending
+    [empty, hello], a REQ socket's hello, a three-frame message) no longer
+    abort the referee: the match ends with a record and a ladder line;
+  - an action whose map key is not UTF-8 is a recorded fault, never lost;
+  - one connection flooding wrong-token hellos is logged a few times and
+    counted, not logged per message;
+  - 1,200 raw connections at a soft open-files limit of 1,024 do not abort
+    the referee;
+  - match ids are checked (200 plain characters), never cut; 1,100
+    --option arguments are a usage error; a FIFO ladder path is refused
+    before the match; a short write of the ladder line (file-size limit)
+    is named as such and leaves no torn line.
+No sleep synchronises anything: every wait is for an event, with a deadline
+that only guards against a hang.  Prints one line per check.
+"""
+import json
+import os
+import resource
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+try:
+    import msgpack
+    import zmq
+except ImportError:  # another python3 first on PATH: use Debian's
+    if sys.executable != '/usr/bin/python3' and os.path.exists(
+            '/usr/bin/python3'):
+        os.execv('/usr/bin/python3', ['/usr/bin/python3'] + sys.argv)
+    print('python3-zmq and python3-msgpack are needed')
+    sys.exit(1)
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.environ.get('MAAT_BUILD_ROOT', os.path.join(HERE, '..', 'build'))
+REFEREE = os.environ.get('MAAT_REFEREE',
+                         os.path.join(BUILD, 'referee', 'maat-referee'))
+RANDOM = os.environ.get('MAAT_RANDOM',
+                        os.path.join(BUILD, 'sample-bots', 'maat-random'))
+GUARD_S = 120
+
+failures = []
+passes = 0
+
+
+def check(cond, what, detail=''):
+    global passes
+    if cond:
+        passes += 1
+        print('ok   ' + what, flush=True)
+    else:
+        failures.append(what)
+        print('FAIL ' + what + (' -- ' + detail[-800:] if detail else ''),
+              flush=True)
+    return cond
+
+
+def start_referee(d, extra, bots=2, preexec=None, remote=()):
+    """A referee on ipc://d/ep with `bots` random bots and remote seats."""
+    ep = 'ipc://' + os.path.join(d, 'ep')
+    cmd = [REFEREE, '--seed', '5', '--endpoint', ep, '--hello-time', '20000',
+           '--record', os.path.join(d, 'record.json'),
+           '--ladder', os.path.join(d, 'ladder.jsonl')]
+    for i in range(bots):
+        cmd += ['--bot', 'r%d=%s' % (i, RANDOM)]
+    for name, token in remote:
+        cmd += ['--remote', '%s=%s' % (name, token)]
+    cmd += list(extra)
+    ref = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                           text=True, preexec_fn=preexec)
+    return ref, ep
+
+
+def finish(ref, guard_s=GUARD_S):
+    try:
+        out, err = ref.communicate(timeout=guard_s)
+        return ref.returncode, err
+    except subprocess.TimeoutExpired:
+        ref.kill()
+        out, err = ref.communicate()
+        return 'hung', err
+
+
+def outcome(d):
+    rec = lad = None
+    try:
+        with open(os.path.join(d, 'record.json')) as f:
+            rec = json.load(f)
+    except (OSError, ValueError):
+        pass
+    try:
+        with open(os.path.join(d, 'ladder.jsonl')) as f:
+            lines = [json.loads(l) for l in f if l.strip()]
+        lad = lines[-1] if lines else None
+    except (OSError, ValueError):
+        pass
+    return rec, lad
+
+
+def verify(d):
+    p = subprocess.run([REFEREE, '--verify', os.path.join(d, 'record.json')],
+                       capture_output=True, text=True, timeout=60)
+    return p.returncode == 0
+
+
+def hello(token):
+    return msgpack.packb({'type': 'hello', 'version': 1, 'token': token,
+                          'name': 'x'})
+
+
+def wait_for(sock, guard_s=20):
+    """One message from sock, or None after the deadline."""
+    if sock.poll(int(guard_s * 1000)):
+        return sock.recv_multipart()
+    return None
+
+
+def play_remote(ctx, ep, token, guard_s=GUARD_S):
+    """Take a remote seat and answer every request with its first legal
+    action until the match ends: the match waits for this seat's hello,
+    so strangers' messages sent before it are read during the match."""
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.connect(ep)
+    s.send(hello(token))
+    deadline = time.monotonic() + guard_s
+    try:
+        while time.monotonic() < deadline:
+            msg = wait_for(s, 5)
+            if msg is None:
+                continue
+            m = msgpack.unpackb(msg[-1], raw=False, strict_map_key=False)
+            if m.get('type') == 'request':
+                s.send(msgpack.packb({'type': 'action', 'seq': m['seq'],
+                                      'action': m['legal'][0]}))
+            elif m.get('type') in ('bye', 'reject'):
+                return m.get('type') == 'bye'
+    finally:
+        s.close()
+    return False
+
+
+TOKEN = 'cd' * 16
+
+
+# ---- multi-frame messages with no seat ----------------------------------
+
+def multiframe(tmp):
+    d = os.path.join(tmp, 'multiframe')
+    os.makedirs(d)
+    ref, ep = start_referee(d, [], bots=1, remote=[('me', TOKEN)])
+    ctx = zmq.Context()
+    try:
+        socks = []
+        # a DEALER sending [empty, hello], as a REQ-style client would
+        s = ctx.socket(zmq.DEALER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.connect(ep)
+        s.send_multipart([b'', hello('0' * 32)])
+        socks.append(s)
+        # a REQ socket's hello (libzmq adds the empty delimiter)
+        s = ctx.socket(zmq.REQ)
+        s.setsockopt(zmq.LINGER, 0)
+        s.connect(ep)
+        s.send(hello('1' * 32))
+        socks.append(s)
+        # three frames of junk
+        s = ctx.socket(zmq.DEALER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.connect(ep)
+        s.send_multipart([b'a', b'b', b'\xc1'])
+        socks.append(s)
+        # the first one gets a reject: proof the referee read them all
+        reply = wait_for(socks[0])
+        check(reply is not None and
+              msgpack.unpackb(reply[-1]).get('type') == 'reject',
+              'multi-frame: a [empty, hello] gets a reject', repr(reply))
+        s = socks[2]  # after junk, a proper hello on the same connection
+        s.send(hello('2' * 32))
+        reply = wait_for(s)
+        check(reply is not None and
+              msgpack.unpackb(reply[-1]).get('type') == 'reject',
+              'multi-frame: the junk sender is still answered', repr(reply))
+        play_remote(ctx, ep, TOKEN)
+        rc, err = finish(ref)
+        rec, lad = outcome(d)
+        check(rc == 0, 'multi-frame: the referee finishes (exit 0)',
+              'rc %r: %s' % (rc, err))
+        check(rec is not None and lad is not None and verify(d),
+              'multi-frame: a record that verifies and a ladder line')
+        check('one frame expected' in err,
+              'multi-frame: the refusal is logged with its reason', err)
+        for s in socks:
+            s.close()
+    finally:
+        if ref.poll() is None:
+            ref.kill()
+            ref.wait()
+        ctx.term()
+
+
+# ---- a remote bot whose action has a non-UTF-8 key ----------------------
+
+def bad_key(tmp):
+    d = os.path.join(tmp, 'badkey')
+    os.makedirs(d)
+    token = 'ab' * 16
+    ref, ep = start_referee(d, ['--on-malformed', 'forfeit'], bots=1,
+                            remote=[('evil', token)])
+    ctx = zmq.Context()
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    try:
+        s.connect(ep)
+        s.send(hello(token))
+        sent = False
+        deadline = time.monotonic() + GUARD_S
+        while time.monotonic() < deadline:
+            msg = wait_for(s, 5)
+            if msg is None:
+                if ref.poll() is not None:
+                    break
+                continue
+            m = msgpack.unpackb(msg[-1], raw=False, strict_map_key=False)
+            if m.get('type') == 'request' and not sent:
+                # a map whose key is the bytes ff fe, sent as a str
+                packer = msgpack.Packer(unicode_errors='surrogateescape')
+                body = packer.pack({'type': 'action', 'seq': m['seq'],
+                                    'action': {b'\xff\xfe'.decode(
+                                        'utf-8', 'surrogateescape'): 1}})
+                s.send(body)
+                sent = True
+            if m.get('type') in ('end', 'bye'):
+                break
+        rc, err = finish(ref)
+        rec, lad = outcome(d)
+        check(sent and rc == 0, 'bad key: the match finishes (exit 0)',
+              'rc %r: %s' % (rc, err))
+        rf = rec['faults'] if rec else []
+        lf = lad['faults'] if lad else []
+        check(any(f['bot'] == 'evil' and f['kind'] == 'malformed'
+                  for f in rf),
+              'bad key: the record names the malformed fault', repr(rf))
+        check(any(f['bot'] == 'evil' and f['kind'] == 'malformed'
+                  for f in lf),
+              'bad key: the ladder line names the malformed fault', repr(lf))
+        check(rec is not None and verify(d), 'bad key: the record verifies')
+    finally:
+        s.close()
+        if ref.poll() is None:
+            ref.kill()
+            ref.wait()
+        ctx.term()
+
+
+# ---- one connection flooding wrong-token hellos --------------------------
+
+def flood(tmp):
+    d = os.path.join(tmp, 'flood')
+    os.makedirs(d)
+    ref, ep = start_referee(d, [], bots=1, remote=[('me', TOKEN)])
+    ctx = zmq.Context()
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.setsockopt(zmq.SNDHWM, 0)
+    try:
+        s.connect(ep)
+        n = 20000
+        for i in range(n):
+            s.send(hello('%032x' % i))
+        rejects = 0
+        while rejects < 8 and wait_for(s) is not None:
+            rejects += 1
+        check(rejects == 8, 'flood: the first 8 hellos are answered (%d)'
+              % rejects)
+        play_remote(ctx, ep, TOKEN)
+        rc, err = finish(ref)
+        rec, lad = outcome(d)
+        check(rc == 0 and rec is not None and lad is not None,
+              'flood: the match finishes with its results', 'rc %r' % rc)
+        logged = err.count('refused a hello with an unknown token')
+        check(0 < logged <= 3, 'flood: at most 3 refusals logged (%d)' % logged,
+              err[-2000:])
+        check('messages with no seat' in err,
+              'flood: one line counts the rest, naming the connection', err)
+        check(len(err) < 20000, 'flood: the log stays small (%d bytes)'
+              % len(err))
+    finally:
+        s.close()
+        if ref.poll() is None:
+            ref.kill()
+            ref.wait()
+        ctx.term()
+
+
+# ---- descriptor exhaustion ---------------------------------------------
+
+def descriptors(tmp):
+    d = os.path.join(tmp, 'fds')
+    os.makedirs(d)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 4096:
+        print('skip descriptors: the hard open-files limit is %d' % hard)
+        return
+
+    def limit():
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1024, hard))
+
+    ref, ep = start_referee(d, [], bots=1, remote=[('me', TOKEN)],
+                            preexec=limit)
+    path = ep[len('ipc://'):]
+    conns = []
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(hard, 8192), hard))
+    try:
+        deadline = time.monotonic() + 20
+        while not os.path.exists(path) and time.monotonic() < deadline:
+            time.sleep(0.01)  # waiting for the socket file (readiness)
+        for i in range(1200):
+            c = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            try:
+                c.connect(path)
+            except OSError:
+                c.close()
+                break
+            conns.append(c)
+        ctx = zmq.Context()
+        play_remote(ctx, ep, TOKEN)
+        ctx.term()
+        rc, err = finish(ref)
+        rec, lad = outcome(d)
+        check(len(conns) == 1200, 'descriptors: %d connections made'
+              % len(conns))
+        check(rc == 0 and rec is not None and lad is not None,
+              'descriptors: 1,200 connections at ulimit -n 1024 do not abort '
+              'the referee', 'rc %r: %s' % (rc, err[-1500:]))
+    finally:
+        for c in conns:
+            c.close()
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+        if ref.poll() is None:
+            ref.kill()
+            ref.wait()
+
+
+# ---- arguments and paths checked before the match ------------------------
+
+def arguments(tmp):
+    d = os.path.join(tmp, 'args')
+    os.makedirs(d)
+    base = [REFEREE, '--bot', 'a=' + RANDOM, '--bot', 'b=' + RANDOM]
+    args = base[:]
+    for i in range(1100):
+        args += ['--option', 'k%d=v' % i]
+    p = subprocess.run(args, capture_output=True, text=True, timeout=60)
+    check(p.returncode == 2 and '--option' in p.stderr,
+          '1,100 --option arguments: usage error naming --option',
+          'rc %d: %s' % (p.returncode, p.stderr[-500:]))
+    cfg = os.path.join(d, 'many.conf')
+    with open(cfg, 'w') as f:
+        for i in range(1100):
+            f.write('option k%d=v\n' % i)
+    p = subprocess.run(base + ['--config', cfg], capture_output=True,
+                       text=True, timeout=60)
+    check(p.returncode == 2, '1,100 options in a config file: usage error',
+          'rc %d: %s' % (p.returncode, p.stderr[-500:]))
+
+    record = os.path.join(d, 'keep.json')
+    with open(record, 'w') as f:
+        f.write('{"old": true}\n')
+    bad_id = 'é' * 25  # 50 bytes of UTF-8
+    p = subprocess.run(base + ['--match-id', bad_id, '--record', record],
+                       capture_output=True, text=True, timeout=60)
+    with open(record) as f:
+        kept = f.read()
+    check(p.returncode == 2 and '--match-id' in p.stderr and
+          kept == '{"old": true}\n',
+          'a non-ASCII --match-id is a usage error; the old record is kept',
+          'rc %d: %s' % (p.returncode, p.stderr[-300:]))
+    long_id = 'tournament-with-a-long-name-of-38-char-' + 'x' * 60
+    lad = os.path.join(d, 'ids.jsonl')
+    p = subprocess.run(base + ['--match-id', long_id, '--ladder', lad,
+                               '--quiet'],
+                       capture_output=True, text=True, timeout=120)
+    try:
+        with open(lad) as f:
+            line = json.loads(f.readline())
+    except (OSError, ValueError):
+        line = {}
+    check(p.returncode == 0 and line.get('match') == long_id and
+          line.get('id') == long_id + '-0',
+          'a 99-byte match id is kept whole in the ladder line',
+          repr(line.get('match')))
+
+    fifo = os.path.join(d, 'fifo')
+    os.mkfifo(fifo)
+    p = subprocess.run(base + ['--ladder', fifo], capture_output=True,
+                       text=True, timeout=60)
+    check(p.returncode == 1 and 'regular file' in p.stderr and fifo in
+          p.stderr, 'a FIFO ladder path is refused before the match (exit 1)',
+          'rc %d: %s' % (p.returncode, p.stderr[-300:]))
+    p = subprocess.run(base + ['--record', os.path.join(d, 'no', 'such',
+                                                        'r.json')],
+                       capture_output=True, text=True, timeout=60)
+    check(p.returncode == 1 and 'cannot write the record' in p.stderr,
+          'an unwritable record path is refused before the match (exit 1)',
+          'rc %d: %s' % (p.returncode, p.stderr[-300:]))
+
+
+def short_write(tmp):
+    d = os.path.join(tmp, 'short')
+    os.makedirs(d)
+    lad = os.path.join(d, 'ladder.jsonl')
+    head = '{"v":1,"padding":"' + 'x' * 900 + '"}\n'
+    with open(lad, 'w') as f:
+        f.write(head)
+
+    def limit():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (len(head) + 100,
+                                                   len(head) + 100))
+
+    p = subprocess.run([REFEREE, '--bot', 'a=' + RANDOM, '--bot',
+                        'b=' + RANDOM, '--ladder', lad],
+                       capture_output=True, text=True, timeout=120,
+                       preexec_fn=limit)
+    with open(lad) as f:
+        now = f.read()
+    check(p.returncode == 1 and 'disk full' in p.stderr,
+          'a short ladder write is reported as one (exit 1)',
+          'rc %d: %s' % (p.returncode, p.stderr[-300:]))
+    check(now == head, 'a short ladder write leaves no torn line')
+
+
+def main():
+    for exe in (REFEREE, RANDOM):
+        if not os.access(exe, os.X_OK):
+            print('cannot run %s' % exe)
+            return 1
+    t0 = time.monotonic()
+    with tempfile.TemporaryDirectory(prefix='maat-inbound-') as tmp:
+        multiframe(tmp)
+        bad_key(tmp)
+        flood(tmp)
+        descriptors(tmp)
+        arguments(tmp)
+        short_write(tmp)
+    print('%d passed, %d failed (%.1f s)' % (passes, len(failures),
+                                              time.monotonic() - t0))
+    for f in failures:
+        print('  failed: ' + f)
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
