@@ -393,7 +393,8 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
     sigprocmask(SIG_BLOCK, &mask, &m->oldmask);
     m->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
     signal(SIGPIPE, SIG_IGN);
-    m->tr = maat_transport_new(c->endpoint, c->curve_secret, err);
+    m->tr = maat_transport_new(c->zmq_context, c->endpoint, c->curve_secret,
+                               err);
     if (!m->tr) {
         rc = err->code;
         goto out;

@@ -49,6 +49,8 @@ typedef struct maat_match_config {
     maat_bot_spec bots[MAAT_MAX_SEATS];
     int n_bots;
     const char *endpoint; /* NULL: a private ipc:// socket */
+    void *zmq_context;    /* NULL: the match's own; else borrowed, for
+                             inproc:// endpoints in one process (tests) */
     /* CURVE: the referee's Z85 key pair (NULL: no encryption).  Remote
      * bots must then connect with the key in their spec; spawned bots get
      * a fresh key pair each in their environment. */

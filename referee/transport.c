@@ -13,6 +13,7 @@
 
 struct maat_transport {
     void *ctx, *sock;
+    int own_ctx; /* made by us, terminated by us */
     void *zap; /* REP socket answering ZeroMQ's authentication requests */
     char endpoint[512];
     char ipc_dir[256]; /* our temporary directory, removed at the end */
@@ -29,7 +30,7 @@ static void set_int(void *s, int opt, int v)
     zmq_setsockopt(s, opt, &v, sizeof v);
 }
 
-maat_transport *maat_transport_new(const char *endpoint,
+maat_transport *maat_transport_new(void *zmq_context, const char *endpoint,
                                    const char *curve_secret, maat_error *err)
 {
     maat_transport *t = calloc(1, sizeof *t);
@@ -50,7 +51,8 @@ maat_transport *maat_transport_new(const char *endpoint,
         snprintf(t->endpoint, sizeof t->endpoint, "ipc://%s", t->ipc_path);
         endpoint = t->endpoint;
     }
-    t->ctx = zmq_ctx_new();
+    t->own_ctx = zmq_context == NULL;
+    t->ctx = zmq_context ? zmq_context : zmq_ctx_new();
     t->sock = zmq_socket(t->ctx, ZMQ_ROUTER);
     if (curve_secret) {
         /* Without a ZAP handler CURVE accepts every client key: bind ours
@@ -98,7 +100,7 @@ void maat_transport_destroy(maat_transport **tp)
         zmq_close(t->sock);
     if (t->zap)
         zmq_close(t->zap);
-    if (t->ctx)
+    if (t->ctx && t->own_ctx)
         zmq_ctx_term(t->ctx);
     if (t->ipc_path[0])
         unlink(t->ipc_path);

@@ -28,14 +28,17 @@ typedef struct maat_inbound {
     char user[64]; /* with CURVE: the entrant whose key authenticated it */
 } maat_inbound;
 
-/* Bind `endpoint` (tcp://host:port, ipc://path); NULL binds a fresh
+/* With zmq_context NULL the transport makes (and ends) its own context;
+ * given one (borrowed; must outlive the transport), inproc:// endpoints
+ * work, as in-process tests and the match fuzzer use them.
+ * Bind `endpoint` (tcp://host:port, ipc://path, inproc://name); NULL binds a fresh
  * ipc:// socket in a private temporary directory (mode 0700).
  * With `curve_secret` (a Z85 secret key, 40 characters) the socket is a
  * CURVE server: traffic is encrypted and every client key is checked by
  * our ZAP handler against the keys given to maat_transport_allow; an
  * unknown key is refused during the handshake.  Without it, no
  * encryption (fine for ipc:// on one machine). */
-maat_transport *maat_transport_new(const char *endpoint,
+maat_transport *maat_transport_new(void *zmq_context, const char *endpoint,
                                    const char *curve_secret, maat_error *err);
 
 /* Accept the CURVE public key `z85_public` (40 characters) as entrant

@@ -619,18 +619,21 @@ def options(tmp):
 # ---- SIGTERM -------------------------------------------------------------
 
 def sigterm(tmp, label, hargs, ready_suffix, extra, sig=signal.SIGTERM):
-    d = os.path.join(tmp, 'sigterm-' + label)
+    d = os.path.join(tmp, '%s-%s' % (sig.name, label))
     piddir = os.path.join(d, 'pids')
     os.makedirs(piddir)
     record = os.path.join(d, 'record.json')
     ladder = os.path.join(d, 'ladder.jsonl')
-    tag = 'sigterm-%s-%d' % (label, os.getpid())
-    env = dict(os.environ, MAAT_PIDFILE_DIR=piddir, MAAT_TEST_TAG=tag)
+    tag = '%s-%s-%d' % (sig.name, label, os.getpid())
+    # a private TMPDIR: the referee's socket directory is made there
+    tmpdir = os.path.join(d, 'tmp')
+    os.makedirs(tmpdir)
+    env = dict(os.environ, MAAT_PIDFILE_DIR=piddir, MAAT_TEST_TAG=tag,
+               TMPDIR=tmpdir)
     cmd = [REFEREE, '--fixed-seats', '--record', record, '--ladder', ladder,
            '--bot', 'h=' + hostile_cmd(hargs),
            '--bot', 'r=' + random_cmd(piddir, 'r')] + extra
     label = '%s %s' % (sig.name, label)
-    before = set(glob.glob('/tmp/maat-*'))
     ref = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
     try:
@@ -654,7 +657,7 @@ def sigterm(tmp, label, hargs, ready_suffix, extra, sig=signal.SIGTERM):
               'pids %r, alive %r, strays %r' % (pids, living, strays))
         check(not os.path.exists(record) and not os.path.exists(ladder),
               '%s: no record or ladder line for the unfinished game' % label)
-        left = set(glob.glob('/tmp/maat-*')) - before
+        left = glob.glob(os.path.join(tmpdir, 'maat-*'))
         check(not left, '%s: the referee removed its socket directory'
               % label, repr(left))
     finally:

@@ -1,0 +1,253 @@
+/* fuzz_match.c -- libFuzzer target: the referee's whole inbound path.
+ *
+ * Each input is a script of frame sequences sent to a real match
+ * (maat_match_run, the same loop maat-referee runs) over inproc:// sockets
+ * in this process: two remote seats and three strangers.  A script step
+ * picks a peer and sends it one of: arbitrary frames (from the input), a
+ * hello with its own or another seat's token, a hello with a made-up
+ * token, a correct answer to its open request, or an answer with a wrong
+ * seq.  When the script is used up, the two seats play properly (hello if
+ * they have not, then the first legal action to every request) until bye.
+ *
+ * Invariants (abort() when broken): the match ends with MAAT_OK whatever
+ * was sent, its record exists, and maat_record_verify finds 0 differences.
+ * Memory errors and leaks are ASan's and LeakSanitizer's.
+ *
+ * The match runs in the fuzzer's thread; the peers run in a second thread,
+ * which only sends the script's frames and answers requests, so a step
+ * cannot depend on timing except when a seat's reply is still open (the
+ * clock is long: only the script's silence can time a seat out, and then
+ * the default policy plays for it, as in a real match).
+ */
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <msgpack.h>
+#include <zmq.h>
+
+#include "maat/msg.h"
+#include "match.h"
+#include "record.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+#define SEATS 2
+#define STRANGERS 3
+#define PEERS (SEATS + STRANGERS)
+#define MAX_STEPS 64
+
+static const char *const tokens[SEATS] = {
+    "a0a1a2a3a4a5a6a7a8a9aaabacadaeaf", "b0b1b2b3b4b5b6b7b8b9babbbcbdbebf"};
+
+typedef struct peers {
+    void *ctx;
+    const char *endpoint;
+    const uint8_t *data;
+    size_t size;
+    atomic_int match_over; /* set by the match's thread when it returns */
+} peers;
+
+#define CHECK(cond)                                                         \
+    do {                                                                    \
+        if (!(cond))                                                        \
+            abort();                                                        \
+    } while (0)
+
+static void send_hello(void *s, const char *token)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 4);
+    maat_pack_kv_str(&pk, "type", "hello");
+    maat_pack_kv_int(&pk, "version", 1);
+    maat_pack_kv_str(&pk, "token", token);
+    maat_pack_kv_str(&pk, "name", "fuzz");
+    zmq_send(s, sb.data, sb.size, ZMQ_DONTWAIT);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+/* A peer's open request, if one arrived: seq and first legal action.  A
+ * peer may hold a seat (its own token or one it took) or none; the referee
+ * asks one decision at a time, so one open request per peer is enough. */
+typedef struct seat_state {
+    int64_t seq; /* -1: none open */
+    msgpack_sbuffer action;
+} seat_state;
+
+/* Read what the referee sent a seat; remember its latest request. */
+static void read_seat(void *s, seat_state *st, int wait_ms)
+{
+    zmq_pollitem_t it = {s, 0, ZMQ_POLLIN, 0};
+    while (zmq_poll(&it, 1, wait_ms) > 0) {
+        wait_ms = 0;
+        zmq_msg_t m;
+        zmq_msg_init(&m);
+        if (zmq_msg_recv(&m, s, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&m);
+            return;
+        }
+        msgpack_unpacked u;
+        msgpack_unpacked_init(&u);
+        if (msgpack_unpack_next(&u, zmq_msg_data(&m), zmq_msg_size(&m),
+                                NULL) == MSGPACK_UNPACK_SUCCESS) {
+            const msgpack_object *type = maat_msg_get(&u.data, "type");
+            if (maat_msg_str_eq(type, "request")) {
+                const msgpack_object *seq = maat_msg_get(&u.data, "seq");
+                const msgpack_object *legal = maat_msg_get(&u.data, "legal");
+                st->seq = seq ? (int64_t)seq->via.u64 : -1;
+                st->action.size = 0;
+                msgpack_packer pk;
+                msgpack_packer_init(&pk, &st->action, msgpack_sbuffer_write);
+                msgpack_pack_object(&pk, legal->via.array.ptr[0]);
+            }
+        }
+        msgpack_unpacked_destroy(&u);
+        zmq_msg_close(&m);
+    }
+}
+
+static void answer(void *s, seat_state *st, int64_t seq)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 3);
+    maat_pack_kv_str(&pk, "type", "action");
+    maat_pack_kv_int(&pk, "seq", seq);
+    maat_pack_str(&pk, "action");
+    msgpack_sbuffer_write(&sb, st->action.data, st->action.size);
+    zmq_send(s, sb.data, sb.size, ZMQ_DONTWAIT);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+/* Frames from the input: a count byte, then per frame a length byte and
+ * that many bytes (cut short at the end of the input). */
+static size_t send_frames(void *s, const uint8_t *d, size_t n)
+{
+    size_t at = 0;
+    if (n == 0)
+        return 0;
+    int frames = 1 + d[at++] % 4;
+    for (int f = 0; f < frames; f++) {
+        size_t len = at < n ? d[at++] : 0;
+        if (len > n - at)
+            len = n - at;
+        zmq_send(s, d + at, len,
+                 ZMQ_DONTWAIT | (f + 1 < frames ? ZMQ_SNDMORE : 0));
+        at += len;
+    }
+    return at;
+}
+
+static void *run_peers(void *arg)
+{
+    peers *p = arg;
+    void *sock[PEERS];
+    seat_state st[PEERS];
+    int said_hello[SEATS] = {0, 0};
+    for (int i = 0; i < PEERS; i++) {
+        sock[i] = zmq_socket(p->ctx, ZMQ_DEALER);
+        int zero = 0;
+        zmq_setsockopt(sock[i], ZMQ_LINGER, &zero, sizeof zero);
+        CHECK(zmq_connect(sock[i], p->endpoint) == 0);
+    }
+    for (int i = 0; i < PEERS; i++) {
+        st[i] = (seat_state){.seq = -1};
+        msgpack_sbuffer_init(&st[i].action);
+    }
+    /* the script */
+    size_t at = 0;
+    for (int step = 0; step < MAX_STEPS && at + 1 < p->size; step++) {
+        int who = p->data[at] % PEERS, what = (p->data[at] / PEERS) % 6;
+        at += 1;
+        void *s = sock[who];
+        seat_state *me = &st[who];
+        read_seat(s, me, 0);
+        switch (what) {
+        case 0: at += send_frames(s, p->data + at, p->size - at); break;
+        case 1: /* a seat's own hello; a stranger's try at a seat */
+                send_hello(s, tokens[who % SEATS]);
+                if (who < SEATS) said_hello[who] = 1;
+                break;
+        case 2: send_hello(s, tokens[(who + 1) % SEATS]); break;
+        case 3: send_hello(s, "00000000000000000000000000000000"); break;
+        case 4: if (me->seq >= 0) { answer(s, me, me->seq); me->seq = -1; }
+                break;
+        default: if (me->seq >= 0)
+                     answer(s, me, me->seq + 1 + p->data[at - 1] % 3);
+                 break;
+        }
+    }
+    /* then every peer answers whatever it is asked until the match ends */
+    for (int i = 0; i < SEATS; i++)
+        if (!said_hello[i])
+            send_hello(sock[i], tokens[i]);
+    while (!atomic_load(&p->match_over)) {
+        zmq_pollitem_t it[PEERS];
+        for (int i = 0; i < PEERS; i++)
+            it[i] = (zmq_pollitem_t){sock[i], 0, ZMQ_POLLIN, 0};
+        zmq_poll(it, PEERS, 2); /* a tick to look at match_over */
+        for (int i = 0; i < PEERS; i++) {
+            read_seat(sock[i], &st[i], 0);
+            if (st[i].seq >= 0) {
+                answer(sock[i], &st[i], st[i].seq);
+                st[i].seq = -1;
+            }
+        }
+    }
+    for (int i = 0; i < PEERS; i++)
+        zmq_close(sock[i]);
+    for (int i = 0; i < PEERS; i++)
+        msgpack_sbuffer_destroy(&st[i].action);
+    return NULL;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static void *ctx;
+    static char record[256];
+    static unsigned serial;
+    if (!ctx) {
+        ctx = zmq_ctx_new();
+        const char *dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+        snprintf(record, sizeof record, "%s/maat-fuzz-match-%ld.json", dir,
+                 (long)getpid());
+    }
+    char endpoint[64];
+    snprintf(endpoint, sizeof endpoint, "inproc://maat-fuzz-%u", serial++);
+
+    maat_match_config c;
+    maat_match_config_init(&c);
+    c.rules = maat_rules_find("pyramids");
+    c.seed = 7;
+    c.zmq_context = ctx;
+    c.endpoint = endpoint;
+    c.n_bots = SEATS;
+    c.bots[0] = (maat_bot_spec){.name = "north", .token = tokens[0]};
+    c.bots[1] = (maat_bot_spec){.name = "south", .token = tokens[1]};
+    c.clock.decision_ms = c.clock.first_ms = 1000;
+    c.clock.hello_ms = 300; /* a seat kept from its hello is a no_hello fault */
+    c.record_path = record;
+    c.quiet = 1;
+
+    peers p = {ctx, endpoint, data, size, 0};
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, run_peers, &p) == 0);
+    maat_error err = {0, ""};
+    int rc = maat_match_run(&c, &err);
+    atomic_store(&p.match_over, 1);
+    pthread_join(th, NULL);
+    CHECK(rc == MAAT_OK);
+    maat_error verr = {0, ""};
+    CHECK(maat_record_verify(record, NULL, NULL, 0, &verr) == 0);
+    unlink(record);
+    return 0;
+}
