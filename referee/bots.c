@@ -21,6 +21,7 @@
 #include "maat/msg.h"
 #include "match_state.h"
 #include <dirent.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 
 #include "sandbox.h"
@@ -249,4 +250,33 @@ void match_stop_bots(match *m)
     for (int i = 0; i < m->n; i++)
         maat_proc_destroy(&m->bot[i].proc);
     kill_by_token(m);
+}
+
+/* Priorities of whole process groups (every thread of every process a bot
+ * started, as long as it stayed in the group): the deciding bot's at
+ * nice 0, the others' at nice 19.  Only changed when the turn passes to
+ * another bot.  Lowering a nice value needs root (or RLIMIT_NICE); where
+ * it is refused, the referee says so once and leaves every bot at 0. */
+void match_give_turn(match *m, match_bot *b)
+{
+    if (m->c->ponder || m->turn_disabled || m->turn == b)
+        return;
+    m->turn = b;
+    for (int i = 0; i < m->n; i++) {
+        match_bot *o = &m->bot[i];
+        if (!o->proc || o == b)
+            continue;
+        (void)setpriority(PRIO_PGRP, (id_t)maat_proc_pid(o->proc), 19);
+    }
+    if (b && b->proc &&
+        setpriority(PRIO_PGRP, (id_t)maat_proc_pid(b->proc), 0) != 0 &&
+        (errno == EACCES || errno == EPERM)) {
+        match_say(m, "cannot restore a bot's priority (needs root or "
+                  "RLIMIT_NICE 20): idle bots keep full priority");
+        m->turn_disabled = 1;
+        for (int i = 0; i < m->n; i++) /* as far as we may: nobody low */
+            if (m->bot[i].proc)
+                (void)setpriority(PRIO_PGRP,
+                                  (id_t)maat_proc_pid(m->bot[i].proc), 0);
+    }
 }

@@ -66,6 +66,9 @@ static void usage(FILE *f)
 "  --on-malformed P (strikes:3)   --on-crash P     (forfeit)\n"
 "  --on-no-hello P  (forfeit)\n"
 "Processes:\n"
+"  --ponder               let idle bots think at full priority (default:\n"
+"                         while one seat decides, the other spawned bots\n"
+"                         run at the lowest priority, nice 19)\n"
 "  --sandbox              run spawned bots under bubblewrap: read-only\n"
 "                         file system, private /tmp, no network\n"
 "  --log-dir DIR          per-bot stdout/stderr logs (default: discarded)\n"
@@ -278,6 +281,9 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
             continue;
         } else if (!strcmp(a, "--sandbox")) {
             c->sandbox = 1;
+            continue;
+        } else if (!strcmp(a, "--ponder")) {
+            c->ponder = 1;
             continue;
         } else if (!strcmp(a, "--record-timing")) {
             c->record_timing = 1;

@@ -214,6 +214,8 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
      * (the summary) or recorded (--record-timing) */
     int timed_cpu = b->proc && (m->c->record_timing || !m->c->quiet);
     uint64_t cpu0 = !b->out && timed_cpu ? maat_proc_cpu_ns(b->proc) : 0;
+    if (!b->out)
+        match_give_turn(m, b);
     if (!b->out && match_send_request(m, b, d, legal, n_legal) == 0) {
         int64_t allowed = match_base_ms(m, b) + b->bank_ms;
         int64_t deadline = t0 + (allowed + m->c->clock.grace_ms) * 1000000;

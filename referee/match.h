@@ -59,6 +59,7 @@ typedef struct maat_match_config {
     maat_fault_policy policy;
     maat_proc_limits limits;
     int sandbox; /* run spawned bots under bubblewrap (docs/REFEREE.md) */
+    int ponder;  /* idle bots keep full priority while another decides */
     const char *log_dir;     /* per-bot logs; NULL: discard bot output */
     const char *ladder_path; /* append one line per finished game */
     const char *record_path; /* game record; games > 1 add "-<k>" */

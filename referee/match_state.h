@@ -112,6 +112,8 @@ typedef struct match {
     int pending_action_ok;  /* set by the message handler */
     maat_action pending_action;
     char match_id[MAAT_MAX_MATCH_ID + 1];
+    match_bot *turn;    /* whose processes run at normal priority */
+    int turn_disabled;  /* priorities cannot be restored here */
     /* addresses with no seat that sent something: counted, not believed */
     stranger strangers[MAX_STRANGERS];
     int n_strangers;
@@ -151,6 +153,10 @@ int match_start_bots(match *m, maat_error *err);
 void match_await_hellos(match *m);
 void match_check_processes(match *m);
 void match_stop_bots(match *m);
+/* The turn of bot b: its processes get the normal priority, every other
+ * spawned bot's the lowest, so an idle bot cannot take the deciding bot's
+ * CPU (unless --ponder). */
+void match_give_turn(match *m, match_bot *b);
 
 /* results.c */
 void match_fault(match *m, match_bot *b, int kind, const char *fmt, ...)

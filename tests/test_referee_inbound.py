@@ -439,6 +439,69 @@ def short_write(tmp):
     check(now == head, 'a short ladder write leaves no torn line')
 
 
+HOSTILE = os.environ.get('MAAT_HOSTILE',
+                         os.path.join(BUILD, 'tests', 'maat-hostile-bot'))
+
+
+def nice_of(pid):
+    with open('/proc/%d/stat' % pid) as f:
+        return int(f.read().rsplit(')', 1)[1].split()[16])
+
+
+def bot_pid(marker, name):
+    """The pid of the process whose environment has our marker and name."""
+    want = {('MAAT_TEST_MARKER=' + marker).encode(),
+            ('MAAT_BOT_NAME=' + name).encode()}
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        try:
+            with open('/proc/%s/environ' % d, 'rb') as f:
+                env = set(f.read().split(b'\0'))
+        except OSError:
+            continue
+        if want <= env:
+            return int(d)
+    return None
+
+
+def idle_priority(tmp, ponder):
+    """While the slow bot decides, the other bot runs at nice 19 (not with
+    --ponder).  Needs root: lowering a nice value back is privileged."""
+    label = 'turn priority' + (' with --ponder' if ponder else '')
+    if os.geteuid() != 0:
+        print('skip %s: not root' % label)
+        return
+    d = os.path.join(tmp, 'turn-%d' % ponder)
+    os.makedirs(d)
+    marker = 'turn-%d-%d' % (ponder, os.getpid())
+    env = dict(os.environ, MAAT_PIDFILE_DIR=d, MAAT_TEST_MARKER=marker)
+    cmd = [REFEREE, '--fixed-seats', '--time', '60000', '--first-time',
+           '60000', '--bot', 'slow=%s --mode silent' % HOSTILE,
+           '--bot', 'idle=' + RANDOM]
+    if ponder:
+        cmd.append('--ponder')
+    ref = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    try:
+        req = os.path.join(d, 'slow.request')
+        deadline = time.monotonic() + 30
+        while not os.path.exists(req) and time.monotonic() < deadline:
+            time.sleep(0.01)  # waiting for the silent bot's first request
+        pid = bot_pid(marker, 'idle')
+        nice = nice_of(pid) if pid else None
+        check(nice == (0 if ponder else 19),
+              '%s: the idle bot runs at nice %s while the other decides'
+              % (label, nice))
+    finally:
+        ref.terminate()
+        try:
+            ref.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            ref.kill()
+            ref.wait()
+
+
 def main():
     for exe in (REFEREE, RANDOM):
         if not os.access(exe, os.X_OK):
@@ -452,6 +515,8 @@ def main():
         descriptors(tmp)
         arguments(tmp)
         short_write(tmp)
+        idle_priority(tmp, False)
+        idle_priority(tmp, True)
     print('%d passed, %d failed (%.1f s)' % (passes, len(failures),
                                               time.monotonic() - t0))
     for f in failures:

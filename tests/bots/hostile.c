@@ -50,6 +50,8 @@
  *                 within --delay MS, sends another legal action with the
  *                 next seq -- another seat's request -- up to --count times
  *                 (NAME.forged: how many)
+ *   spin          answers well at once, while --count threads (4) burn CPU
+ *                 all match long (an opponent that would take your CPU)
  *
  * A bot that has started misbehaving ignores `bye` and stays alive, so the
  * referee has to end it.  Files written into $MAAT_PIDFILE_DIR (if set),
@@ -64,6 +66,7 @@
 #define _GNU_SOURCE /* setsid, getaddrinfo */
 #include <errno.h>
 #include <netdb.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -83,13 +86,13 @@ enum {
     M_GOOD, M_SILENT, M_LATE, M_GARBAGE, M_HUGE, M_ILLEGAL, M_WRONGKIND,
     M_TWICE, M_FLOOD, M_MULTIPART, M_CRASH, M_NOHELLO, M_SLEEPY_HELLO,
     M_STEAL, M_SLOW, M_PARTIAL, M_STORM, M_CLAIM, M_FORKER, M_HOG,
-    M_IGNORE_TERM, M_SPAM, M_OTHER_GAME, M_OTHER_SEAT, M_MODES
+    M_IGNORE_TERM, M_SPAM, M_OTHER_GAME, M_OTHER_SEAT, M_SPIN, M_MODES
 };
 static const char *const mode_names[M_MODES] = {
     "good", "silent", "late", "garbage", "huge", "illegal", "wrongkind",
     "twice", "flood", "multipart", "crash", "nohello", "sleepy-hello",
     "steal", "slow", "partial", "reconnect-storm", "second-claim", "forker",
-    "hog", "ignore-term", "spam", "other-game", "other-seat"};
+    "hog", "ignore-term", "spam", "other-game", "other-seat", "spin"};
 
 #define HUGE_BYTES (100u << 20)
 #define MAX_LEGAL 4096
@@ -266,6 +269,15 @@ static void wrongkind_action(hbot *b, maat_action *out)
         out->kind = 0;
         out->arg[0] = 1;
     }
+}
+
+/* spin mode: a thread that never stops computing. */
+static void *spin(void *arg)
+{
+    volatile uint64_t x = (uintptr_t)arg;
+    for (;;)
+        x = x * 6364136223846793005ULL + 1;
+    return NULL;
 }
 
 /* The count for this mode: --count if given, else the mode's default. */
@@ -808,7 +820,8 @@ static int on_request(hbot *b, const msgpack_object *m)
         write_marker(b, ".request", "%lld\n", (long long)seq);
     int plays_well = b->mode == M_GOOD || b->mode == M_STEAL ||
                      b->mode == M_SLOW || b->mode == M_FORKER ||
-                     b->mode == M_SPAM || b->mode == M_IGNORE_TERM;
+                     b->mode == M_SPAM || b->mode == M_IGNORE_TERM ||
+                     b->mode == M_SPIN;
     if (b->mode == M_SPAM)
         spam_burst(b);
     if (b->mode == M_SLOW)
@@ -969,6 +982,11 @@ int main(int argc, char **argv)
         forker(&b);
     if (b.mode == M_SPAM)
         spam_child();
+    if (b.mode == M_SPIN) /* --count threads burning CPU all match long */
+        for (long i = 0; i < mode_count(&b, 4); i++) {
+            pthread_t th;
+            pthread_create(&th, NULL, spin, NULL);
+        }
     if (b.mode == M_IGNORE_TERM) {
         signal(SIGTERM, SIG_IGN);
         b.misbehaving = 1; /* plays well, but never leaves */
