@@ -486,7 +486,7 @@
     tx(g, x + 35, y + 25, '#' + id, { 'font-size': 8, 'text-anchor': 'middle', fill: '#7a7167' });
   }
   function drawArchitects(st, seat, last) {
-    const n = st.seats, cols = 2, PW = 460, PH = 300, W = 940;
+    const n = st.seats, cols = 2, PW = 460, PH = 326, W = 940;
     const rows = Math.ceil(n / cols);
     const svg = svgBox(W, 190 + rows * (PH + 10));
     const hl = {};

@@ -24,6 +24,7 @@ REFEREE = os.environ["MAAT_REFEREE"]
 REPLAY = os.environ["MAAT_REPLAY"]
 RANDOM = os.environ["MAAT_RANDOM"]
 GREEDY = os.environ["MAAT_GREEDY"]
+HOSTILE = os.environ["MAAT_HOSTILE"]
 OUT = os.environ.get("MAAT_BUILD_ROOT", ".")
 EVIL = '<img src=x onerror="alert(1)">'
 failures = 0
@@ -42,6 +43,8 @@ def make_page(tmp, game, seats, seed):
     bots = []
     for s in range(seats):
         bots += ["--bot", "b%d=%s" % (s, GREEDY if s == 0 else RANDOM)]
+    if game == "architects":  # faults: illegal answers from the third on
+        bots[-1] = "b%d=%s --mode illegal --after 2" % (seats - 1, HOSTILE)
     rec = make_record(REFEREE, None, game, seats, seed, rec_path, bots)
     if game != "pyramids":  # (its screenshot is docs/img/replay-pyramids.png)
         rec["seats"][1]["bot"] = EVIL      # a hand-edited record
@@ -92,6 +95,22 @@ def test_game(b, tmp, game, seats, seed):
     b.key("1", vk=49)
     check(b.eval("document.getElementById('view').value") == "2",
           "%s: the 1 key does not select seat 1's view" % game)
+    # faults: 'f' goes to the next one, which the side panel names
+    if rec["faults"]:
+        b.key("Home", vk=36)
+        b.key("f", vk=70)
+        first = rec["faults"][0]
+        check(text(b, "#stepno") == "decision %d of %d" % (first["decision"], n) and
+              "FAULT %s" % first["kind"] in (text(b, "#decision") or ""),
+              "%s: f does not show the first fault (%s): %r %r" % (game, first,
+              text(b, "#stepno"), text(b, "#decision")))
+        marks = b.eval("[...document.querySelectorAll('#timeline rect')]"
+                       ".filter(r => r.getAttribute('fill') === '#c0262d').length")
+        check(marks == len({f["decision"] for f in rec["faults"]}),
+              "%s: %s fault marks on the timeline for %d faulty decisions"
+              % (game, marks, len({f["decision"] for f in rec["faults"]})))
+    elif game == "architects":
+        check(False, "the hostile bot made no fault")
     # the end: the displayed scores are the record's
     b.key("o", vk=79)
     b.key("End", vk=35)
