@@ -67,10 +67,11 @@ static void keep(reader *r, const char *text, size_t n)
 /* One line (without its newline), at most MAAT_BOTLOG_LINE bytes kept. */
 static void line(reader *r, char *s, size_t n, long n_decisions)
 {
-    size_t digits = s[0] == '-' ? 1 : 0;
+    size_t digits = n && s[0] == '-' ? 1 : 0;
     while (digits < n && digits < 12 && s[digits] >= '0' && s[digits] <= '9')
         digits++;
-    if (digits > (s[0] == '-' ? 1u : 0u) && digits < n && s[digits] == '\t') {
+    if (n && digits > (s[0] == '-' ? 1u : 0u) && digits < n &&
+        s[digits] == '\t') {
         long i = strtol(s, NULL, 10);
         r->index = i >= 0 && i < n_decisions ? i : -1;
         s += digits + 1;

@@ -9,31 +9,38 @@
 #include "playback.h"
 #include "record.h"
 
-/* msgpack written by one of the module's encoders, as JSON. */
-typedef int (*encode_fn)(msgpack_packer *pk, const void *a, const void *b,
-                         int n);
+/* msgpack written by one of the module's encoders, read back as JSON. */
+typedef struct packed {
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+} packed;
+
+static msgpack_packer *packed_init(packed *b)
+{
+    msgpack_sbuffer_init(&b->sb);
+    msgpack_packer_init(&b->pk, &b->sb, maat_sbuffer_write);
+    return &b->pk;
+}
+
+static json_t *packed_json(packed *b)
+{
+    json_t *j = maat_json_from_msgpack_bytes(b->sb.data, b->sb.size);
+    msgpack_sbuffer_destroy(&b->sb);
+    return j;
+}
 
 static json_t *observation(const maat_playback *p, int seat)
 {
-    msgpack_sbuffer sb;
-    msgpack_sbuffer_init(&sb);
-    msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
-    p->rules->encode_observation(p->game, seat, &pk);
-    json_t *j = maat_json_from_msgpack_bytes(sb.data, sb.size);
-    msgpack_sbuffer_destroy(&sb);
-    return j;
+    packed b;
+    p->rules->encode_observation(p->game, seat, packed_init(&b));
+    return packed_json(&b);
 }
 
 static json_t *event_json(const maat_playback *p, const maat_event *e)
 {
-    msgpack_sbuffer sb;
-    msgpack_sbuffer_init(&sb);
-    msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
-    p->rules->encode_event(p->game, e, &pk);
-    json_t *j = maat_json_from_msgpack_bytes(sb.data, sb.size);
-    msgpack_sbuffer_destroy(&sb);
+    packed b;
+    p->rules->encode_event(p->game, e, packed_init(&b));
+    json_t *j = packed_json(&b);
     if (json_is_object(j) && e->visible_to != MAAT_ALL_SEATS) {
         json_t *to = json_array();
         for (int s = 0; s < p->seats; s++)
@@ -54,14 +61,9 @@ static json_t *events_json(const maat_playback *p, const maat_events *ev)
 
 static json_t *setup_json(const maat_playback *p)
 {
-    msgpack_sbuffer sb;
-    msgpack_sbuffer_init(&sb);
-    msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
-    p->rules->setup_encode(p->setup, &pk);
-    json_t *j = maat_json_from_msgpack_bytes(sb.data, sb.size);
-    msgpack_sbuffer_destroy(&sb);
-    return j;
+    packed b;
+    p->rules->setup_encode(p->setup, packed_init(&b));
+    return packed_json(&b);
 }
 
 static json_t *names(const char *const *v, int n)

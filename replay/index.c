@@ -21,23 +21,26 @@ static int safe_name(const char *s)
     return 1;
 }
 
-/* `rel` relative to folder `dir` (unless absolute) into out. */
-static void resolve(const char *dir, const char *rel, char *out, size_t len)
+/* A path the ladder line names, inside the ladder's folder: relative and
+ * without "..", so a line cannot make us read (and embed in a page) any
+ * other file.  Into out; 0 when refused. */
+static int resolve(const char *dir, const char *rel, char *out, size_t len)
 {
-    if (rel[0] == '/' || !dir[0])
-        snprintf(out, len, "%s", rel);
-    else
-        snprintf(out, len, "%s/%s", dir, rel);
+    if (!rel || !*rel || rel[0] == '/' || strlen(rel) > 1000)
+        return 0;
+    for (const char *p = rel; (p = strstr(p, "..")) != NULL; p += 2)
+        if ((p == rel || p[-1] == '/') && (p[2] == '/' || !p[2]))
+            return 0;
+    snprintf(out, len, "%s/%s", dir, rel);
+    return 1;
 }
 
 static int find_record(const maat_ladder_game *g, const char *ladder_dir,
                        const char *records, char *out, size_t len)
 {
     const char *named = json_string_value(json_object_get(g->line, "record"));
-    if (named) {
-        resolve(ladder_dir, named, out, len);
-        return access(out, R_OK) == 0;
-    }
+    if (named)
+        return resolve(ladder_dir, named, out, len) && access(out, R_OK) == 0;
     const char *match = json_string_value(json_object_get(g->line, "match"));
     json_t *gi = json_object_get(g->line, "game_index");
     if (!records || !safe_name(g->id))
@@ -66,10 +69,8 @@ static int write_replay(const maat_ladder_game *g, const char *record,
     json_t *l = json_object_get(g->line, "logs");
     for (int s = 0; s < g->seats && s < (int)json_array_size(l); s++) {
         const char *p = json_string_value(json_array_get(l, (size_t)s));
-        if (!p)
-            continue;
-        resolve(ladder_dir, p, path[n], sizeof path[n]);
-        if (access(path[n], R_OK) != 0)
+        if (!resolve(ladder_dir, p, path[n], sizeof path[n]) ||
+            access(path[n], R_OK) != 0)
             continue;
         snprintf(who[n], sizeof who[n], "%d", s);
         logs[n].who = who[n];

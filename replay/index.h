@@ -3,7 +3,8 @@
  *
  * For each ladder line (ladder/ladder_file.c reads them; bad lines are
  * reported and skipped) the game's record is, in this order: the line's
- * "record" field (a path, relative to the ladder file's folder), else
+ * "record" field (a path relative to the ladder file's folder, without
+ * ".."; a line cannot point outside it), else
  * RECORDS/<id>.json, RECORDS/<match>-<game_index>.json or
  * RECORDS/<match>.json in the --records folder.  Its bot logs are the
  * line's "logs" field (one path or null per seat), when present.  Each

@@ -205,14 +205,22 @@ def test_index(tmp):
                     sum([["--bot", "b%d=%s" % (s, RANDOM)] for s in range(seats)], []))
     with open(ladder) as f:
         line = json.loads(f.readline())
+    with open(os.path.join(d, "seat0.log"), "w") as f:
+        f.write("0\tfrom the named log\n")
+    named = dict(line, id="named-0", record="records/m1-0.json",
+                 logs=["seat0.log", "/etc/passwd"])
+    outside = dict(line, id="outside-0", record="../outside.json")
     line["id"] = "../evil"
     line["bots"][0] = "<b>bold</b>"
+    with open(os.path.join(tmp, "outside.json"), "w") as f:
+        f.write(open(os.path.join(recs, "m0-0.json")).read())
     with open(ladder, "a") as f:
-        f.write(json.dumps(line) + "\n")
+        for l in (line, named, outside):
+            f.write(json.dumps(l) + "\n")
     out = os.path.join(d, "site", "index.html")
     os.makedirs(os.path.dirname(out))
     r = run([REPLAY, "--index", ladder, "--records", recs, "-o", out])
-    check(r.returncode == 0 and "4 games, 3 with a replay" in r.stderr,
+    check(r.returncode == 0 and "6 games, 4 with a replay" in r.stderr,
           "--index: exit %d %s" % (r.returncode, r.stderr))
     html = open(out).read() if os.path.exists(out) else ""
     for i in range(3):
@@ -223,6 +231,14 @@ def test_index(tmp):
           "index: a bot name is not escaped")
     check(not os.path.exists(os.path.join(d, "evil.html")) and
           "../evil.html" not in html, "index: a hostile id became a file name")
+    page = os.path.join(d, "site", "named-0.html")
+    doc = page_document(open(page).read()) if os.path.exists(page) else None
+    if check(doc is not None, "index: the ladder line's record field is not used"):
+        check(doc["decisions"][0].get("log") == {"0": ["from the named log"]},
+              "index: the line's logs: %s" % doc["decisions"][0].get("log"))
+        check("root:" not in json.dumps(doc), "index: a log outside the folder was read")
+    check(not os.path.exists(os.path.join(d, "site", "outside-0.html")),
+          "index: a record outside the ladder's folder was read")
 
 
 def main():
