@@ -108,7 +108,7 @@ int match_start_bots(match *m, maat_error *err)
             snprintf(cmd, sizeof cmd, "%s", boxed);
         }
         if (c->log_dir)
-            snprintf(log, sizeof log, "%s/%s.log", c->log_dir, b->spec->name);
+            match_log_path(m, b, 0, log, sizeof log);
         b->proc = maat_proc_spawn(cmd, env,
                                   c->log_dir ? log : NULL, NULL, &c->limits,
                                   err);
@@ -279,4 +279,41 @@ void match_give_turn(match *m, match_bot *b)
                 (void)setpriority(PRIO_PGRP,
                                   (id_t)maat_proc_pid(m->bot[i].proc), 0);
     }
+}
+
+/* DIR/<match id>-<game index>-<bot>.log: one log per bot and game, so no
+ * game's output overwrites another's.  Match ids and bot names are both
+ * checked to be plain file-name characters. */
+void match_log_path(const match *m, const match_bot *b, int game, char *out,
+                    size_t len)
+{
+    snprintf(out, len, "%s/%s-%d-%s.log", m->c->log_dir, m->match_id, game,
+             b->spec->name);
+}
+
+/* Each game's output goes to its own log; lines are tagged with the
+ * decision being played (docs/REPLAY.md, "Bot logs by decision"). */
+void match_logs_for_game(match *m, int game)
+{
+    for (int i = 0; i < m->n; i++) {
+        match_bot *b = &m->bot[i];
+        char path[1024];
+        if (!m->c->log_dir || !b->proc)
+            continue;
+        maat_error err = {0};
+        match_log_path(m, b, game, path, sizeof path);
+        if (game > 0 && maat_proc_set_log(b->proc, path, &err))
+            match_say(m, "%s: its output for game %d is lost: %s",
+                      b->spec->name, game, err.msg);
+        maat_proc_set_tag(b->proc, -1);
+    }
+}
+
+void match_tag_logs(match *m)
+{
+    if (!m->c->log_dir)
+        return;
+    for (int i = 0; i < m->n; i++)
+        if (m->bot[i].proc)
+            maat_proc_set_tag(m->bot[i].proc, m->decision_no);
 }

@@ -235,6 +235,8 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
                 free(legal);
             return MAAT_ESTATE;
         }
+        if (m->c->log_dir && b->proc) /* what it wrote while deciding */
+            maat_proc_drain(b->proc);
         if (m->pending_action_ok == 1) {
             /* the clock: time beyond the per-decision limit comes out of
              * the bank; the increment is added afterwards */
@@ -304,7 +306,9 @@ static int play_game(match *m, int k, maat_error *err)
             match_fault(m, &m->bot[i], m->bot[i].dead_kind, "%s",
                   m->bot[i].dead_detail);
     int rc = MAAT_OK;
+    match_logs_for_game(m, k);
     while (!r->is_over(m->g) && rc == MAAT_OK) {
+        match_tag_logs(m);
         rc = play_decision(m, r->decision(m->g), &m->ev);
         m->decision_no++;
     }

@@ -153,6 +153,12 @@ int match_start_bots(match *m, maat_error *err);
 void match_await_hellos(match *m);
 void match_check_processes(match *m);
 void match_stop_bots(match *m);
+/* Bot logs (--log-dir): the file of bot b in game `game`; switching every
+ * bot to this game's log; tagging what they write with the decision. */
+void match_log_path(const match *m, const match_bot *b, int game, char *out,
+                    size_t len);
+void match_logs_for_game(match *m, int game);
+void match_tag_logs(match *m);
 /* The turn of bot b: its processes get the normal priority, every other
  * spawned bot's the lowest, so an idle bot cannot take the deciding bot's
  * CPU (unless --ponder). */

@@ -50,6 +50,8 @@ struct maat_proc {
     uint64_t dropped;   /* bytes read but cut by log_cap */
     bool truncated;     /* the truncation marker has been written */
     bool log_failed;    /* a log write failed; stop trying */
+    long tag;           /* >= 0: each line in the log starts "TAG\t" */
+    bool mid_line;      /* the log's last byte was not a newline */
     bool exited;        /* main process reaped; status/ru valid */
     bool stopped;       /* maat_proc_stop has run */
     int status;
@@ -407,6 +409,7 @@ maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
     p->pid = -1;
     p->out_fd = -1;
     p->log_cap = lim->log_cap;
+    p->tag = -1;
     p->log_fd = open_log(log_path, err);
     if (log_path && p->log_fd < 0) {
         free(p);
@@ -519,16 +522,10 @@ static void log_write(maat_proc *p, const char *buf, size_t n)
         p->log_failed = true; /* disk full etc.: keep draining, stop logging */
 }
 
-/* Route one chunk: the part under the cap goes to the log, the rest is
- * counted as dropped, with one marker line at the cut. */
-static void log_chunk(maat_proc *p, const char *buf, size_t n)
+/* Bytes under the cap go to the log; the rest are counted as dropped, with
+ * one marker line at the cut. */
+static void log_capped(maat_proc *p, const char *buf, size_t n)
 {
-    size_t h = n < HEAD_MAX - p->head_len ? n : HEAD_MAX - p->head_len;
-    memcpy(p->head + p->head_len, buf, h);
-    p->head_len += h;
-    p->out_bytes += n;
-    if (p->log_fd < 0)
-        return; /* discarding by request, not by the cap */
     size_t keep = n;
     if (p->log_cap && p->logged + n > p->log_cap)
         keep = (size_t)(p->log_cap - p->logged);
@@ -540,11 +537,56 @@ static void log_chunk(maat_proc *p, const char *buf, size_t n)
     if (!p->truncated) {
         char line[64];
         int len = snprintf(line, sizeof line,
-                           "[maat: log truncated at %llu bytes]\n",
+                           "%s[maat: log truncated at %llu bytes]\n",
+                           p->mid_line ? "\n" : "",
                            (unsigned long long)p->log_cap);
         log_write(p, line, (size_t)len);
         p->truncated = true;
     }
+}
+
+/* Route one chunk of output: kept for maat_proc_output_head, then into
+ * the log, each line prefixed with the tag (the decision being played)
+ * when there is one. */
+static void log_chunk(maat_proc *p, const char *buf, size_t n)
+{
+    size_t h = n < HEAD_MAX - p->head_len ? n : HEAD_MAX - p->head_len;
+    memcpy(p->head + p->head_len, buf, h);
+    p->head_len += h;
+    p->out_bytes += n;
+    if (p->log_fd < 0)
+        return; /* discarding by request, not by the cap */
+    while (n > 0) {
+        if (!p->mid_line && p->tag >= 0) {
+            char prefix[24];
+            int len = snprintf(prefix, sizeof prefix, "%ld\t", p->tag);
+            log_capped(p, prefix, (size_t)len);
+        }
+        const char *nl = memchr(buf, '\n', n);
+        size_t line = nl ? (size_t)(nl - buf) + 1 : n;
+        log_capped(p, buf, line);
+        p->mid_line = nl == NULL;
+        buf += line;
+        n -= line;
+    }
+}
+
+void maat_proc_set_tag(maat_proc *p, long tag)
+{
+    p->tag = tag;
+}
+
+int maat_proc_set_log(maat_proc *p, const char *log_path, maat_error *err)
+{
+    maat_proc_drain(p); /* what was written so far belongs to the old log */
+    int fd = open_log(log_path, err);
+    if (log_path && fd < 0)
+        return err->code;
+    close_if_open(&p->log_fd);
+    p->log_fd = fd;
+    p->logged = 0;
+    p->truncated = p->log_failed = p->mid_line = false;
+    return MAAT_OK;
 }
 
 size_t maat_proc_drain(maat_proc *p)

@@ -72,6 +72,13 @@ size_t maat_proc_drain(maat_proc *p);
  * cut to fit `len`.  "" if it wrote nothing (yet: drain first). */
 void maat_proc_output_head(const maat_proc *p, int max_lines, char *buf,
                            size_t len);
+/* Prefix each line logged from now on with "TAG<tab>" (tag >= 0; the
+ * referee passes the index of the decision being played), or nothing
+ * (tag < 0, the default).  docs/REPLAY.md reads this format. */
+void maat_proc_set_tag(maat_proc *p, long tag);
+/* Drain what is waiting into the current log, then log into `log_path`
+ * from now on (created/truncated; NULL: discard), with a fresh cap. */
+int maat_proc_set_log(maat_proc *p, const char *log_path, maat_error *err);
 /* Total bytes the bot wrote, and how many were dropped by the cap. */
 uint64_t maat_proc_output_bytes(const maat_proc *p);
 uint64_t maat_proc_dropped_bytes(const maat_proc *p);

@@ -236,10 +236,42 @@ static json_t *ladder_json(const maat_game_result *r)
                      (json_int_t)r->duration_ms);
 }
 
+/* `file` as the ladder line names it: relative to the ladder file's
+ * directory when it lies under it, else absolute (or as given, when it
+ * cannot be resolved). */
+static json_t *path_from(const char *ladder, const char *file)
+{
+    char dir[4096], abs_dir[4096], abs_file[4096];
+    const char *slash = strrchr(ladder, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - ladder) : 1,
+             slash ? ladder : ".");
+    if (slash == ladder)
+        snprintf(dir, sizeof dir, "/");
+    if (!realpath(dir, abs_dir) || !realpath(file, abs_file))
+        return json_string(file);
+    size_t n = strlen(abs_dir);
+    if (strncmp(abs_file, abs_dir, n) == 0 && abs_file[n] == '/')
+        return json_string(abs_file + n + 1);
+    return json_string(abs_file);
+}
+
 int maat_ladder_append(const maat_game_result *r, const char *path,
                        maat_error *err)
 {
     json_t *j = ladder_json(r);
+    if (j && r->record_file)
+        json_object_set_new(j, "record", path_from(path, r->record_file));
+    int any_log = 0;
+    for (int s = 0; s < r->seats; s++)
+        any_log |= r->log_files[s] != NULL;
+    if (j && any_log) {
+        json_t *logs = json_array();
+        for (int s = 0; s < r->seats; s++)
+            json_array_append_new(logs, r->log_files[s]
+                                  ? path_from(path, r->log_files[s])
+                                  : json_null());
+        json_object_set_new(j, "logs", logs);
+    }
     char *line = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
     json_decref(j);
     if (!line)

@@ -27,6 +27,10 @@ typedef struct maat_game_result {
     int n_decisions;
     json_t *faults;               /* borrowed */
     int64_t duration_ms;
+    /* where this game's record and each seat's bot log were written (NULL:
+     * none); the ladder line links them, relative to its own directory */
+    const char *record_file;
+    const char *log_files[MAAT_MAX_SEATS]; /* by seat */
 } maat_game_result;
 
 /* msgpack bytes (trusted: our own encoding) as a new JSON value. */

@@ -126,11 +126,19 @@ int match_finish_game(match *m, int64_t started_ns, maat_error *err)
         .faults = m->faults,
         .duration_ms = (maat_now_ns() - started_ns) / 1000000};
     int rc = MAAT_OK;
+    char path[1024], logs[MAAT_MAX_SEATS][1024];
+    for (int s = 0; s < m->n; s++) {
+        const match_bot *b = &m->bot[m->seat_bot[s]];
+        if (m->c->log_dir && b->proc) {
+            match_log_path(m, b, m->game_index, logs[s], sizeof logs[s]);
+            res.log_files[s] = logs[s];
+        }
+    }
     if (m->c->record_path) {
-        char path[1024];
         maat_record_path(m->c->record_path, m->c->games, m->game_index, path,
                          sizeof path);
         rc = maat_record_write(&res, path, err);
+        res.record_file = path;
     }
     if (!rc && m->c->ladder_path)
         rc = maat_ladder_append(&res, m->c->ladder_path, err);
