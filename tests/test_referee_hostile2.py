@@ -31,6 +31,7 @@ No sleep is used to synchronise: readiness is a file a bot writes, and every
 wait has a deadline that only guards against a hang.  Prints one line per
 check; exits 1 if any failed.
 """
+import glob
 import json
 import os
 import shlex
@@ -685,7 +686,11 @@ def spam(tmp):
         check(not hf, '%s: no fault, even for the spammer' % label,
               json.dumps(hf)[:300])
     cap = cap_kb * 1024
-    log = os.path.join(r.logdir, 'spam.log')
+
+    def game_log(bot):  # one log per bot and game: MATCH-0-BOT.log
+        found = glob.glob(os.path.join(r.logdir, '*-0-%s.log' % bot))
+        return found[0] if found else os.path.join(r.logdir, bot + '.log')
+    log = game_log('spam')
     size = os.path.getsize(log) if os.path.exists(log) else -1
     tail = b''
     if size > 0:
@@ -703,7 +708,7 @@ def spam(tmp):
     check(spammed >= 20 << 20, '%s: the bot wrote %d MiB itself'
           % (label, spammed >> 20))
     for other in ('rnd0', 'rnd2'):
-        p = os.path.join(r.logdir, other + '.log')
+        p = game_log(other)
         check(os.path.exists(p) and os.path.getsize(p) < 4096,
               '%s: %s\'s log is its own' % (label, other))
 
