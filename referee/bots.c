@@ -24,6 +24,7 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "record.h"
 #include "sandbox.h"
 
 static void random_token(char *out, size_t hexlen)
@@ -99,12 +100,24 @@ int match_start_bots(match *m, maat_error *err)
                  b->spec->command);
         char boxed[9000];
         if (c->sandbox) {
-            if (maat_sandbox_command(maat_transport_ipc_dir(m->tr),
-                                     b->spec->command, boxed, sizeof boxed))
-                return maat_error_set(err, MAAT_EINVAL, "--sandbox needs the "
-                                      "default ipc:// endpoint (sandboxed "
-                                      "bots have no network) and a command "
-                                      "under 4000 bytes");
+            const char *sock = maat_transport_add_seat_endpoint(m->tr, err);
+            if (!sock)
+                return err->code;
+            snprintf(env_ep, sizeof env_ep, "%s=ipc://%s", MAAT_ENV_ENDPOINT,
+                     sock);
+            int unhidden = 0;
+            maat_sandbox sb = {sock, (const char *const *)m->hide,
+                               c->sandbox_tmp_mb << 20};
+            if (maat_sandbox_command(&sb, b->spec->command, boxed,
+                                     sizeof boxed, &unhidden))
+                return maat_error_set(err, MAAT_EINVAL, "bot %s: its command "
+                                      "is too long for the sandbox (4000 "
+                                      "bytes at most)", b->spec->name);
+            if (unhidden && c->games > 1 && !m->unhidden_said++)
+                match_say(m, "results are written in or above the working "
+                          "directory, which sandboxed bots must see: they can "
+                          "read this series' earlier records and logs (use "
+                          "--record, --ladder and --log-dir elsewhere)");
             snprintf(cmd, sizeof cmd, "%s", boxed);
         }
         if (c->log_dir)
@@ -316,4 +329,52 @@ void match_tag_logs(match *m)
     for (int i = 0; i < m->n; i++)
         if (m->bot[i].proc)
             maat_proc_set_tag(m->bot[i].proc, m->decision_no);
+}
+
+/* Absolute `path`, or its directory with `dir` set (into out). */
+static void absolute(const char *path, int dir, char *out, size_t len)
+{
+    char cwd[1024] = "", tmp[1200];
+    if (path[0] != '/' && getcwd(cwd, sizeof cwd))
+        snprintf(tmp, sizeof tmp, "%s/%s", cwd, path);
+    else
+        snprintf(tmp, sizeof tmp, "%s", path);
+    if (dir) {
+        char *slash = strrchr(tmp, '/');
+        if (slash && slash != tmp)
+            *slash = 0;
+    }
+    size_t n = strlen(tmp);
+    if (n >= len) /* cannot be hidden by name: hide nothing rather than
+                     the wrong thing */
+        n = 0;
+    memcpy(out, tmp, n);
+    out[n] = 0;
+}
+
+void match_sandbox_hides(match *m)
+{
+    const maat_match_config *c = m->c;
+    int n = 0;
+    if (c->ladder_path)
+        absolute(c->ladder_path, 0, m->hide_buf[n++], sizeof m->hide_buf[0]);
+    if (c->record_path) {
+        absolute(c->record_path, 1, m->hide_buf[n++], sizeof m->hide_buf[0]);
+        /* when the directory must stay visible, at least the records that
+         * are there already are hidden */
+        for (int k = 0; k < c->games && k < MATCH_HIDE_RECORDS; k++) {
+            char path[1024];
+            maat_record_path(c->record_path, c->games, k, path, sizeof path);
+            absolute(path, 0, m->hide_buf[n++], sizeof m->hide_buf[0]);
+        }
+    }
+    if (c->log_dir)
+        absolute(c->log_dir, 0, m->hide_buf[n++], sizeof m->hide_buf[0]);
+    for (int i = 0; i < c->n_hide && n < MATCH_HIDES; i++)
+        absolute(c->hide[i], 0, m->hide_buf[n++], sizeof m->hide_buf[0]);
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (m->hide_buf[i][0])
+            m->hide[k++] = m->hide_buf[i];
+    m->hide[k] = NULL;
 }

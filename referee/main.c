@@ -69,8 +69,14 @@ static void usage(FILE *f)
 "  --ponder               let idle bots think at full priority (default:\n"
 "                         while one seat decides, the other spawned bots\n"
 "                         run at the lowest priority, nice 19)\n"
-"  --sandbox              run spawned bots under bubblewrap: read-only\n"
-"                         file system, private /tmp, no network\n"
+"  --sandbox              require the sandbox; --no-sandbox: do without.\n"
+"                         Default: spawned bots run under bubblewrap when\n"
+"                         it works here (MAAT_SANDBOX=on|off|auto sets the\n"
+"                         default): read-only\n"
+"                         file system, private /tmp, no network, own PID\n"
+"                         namespace, one socket file per seat\n"
+"  --limit-tmp MB         size of each sandbox's private /tmp (64)\n"
+"  --hide PATH            one more path sandboxed bots must not see\n"
 "  --log-dir DIR          per-bot stdout/stderr logs (default: discarded)\n"
 "  --log-cap KB           bytes kept per bot log (1024)\n"
 "  --limit-as MB          address space per bot (2048; 0 = none)\n"
@@ -103,11 +109,14 @@ static const char *const valued[] = {
     "--bank", "--increment", "--grace", "--hello-time", "--on-timeout",
     "--on-illegal", "--on-malformed", "--on-crash", "--on-no-hello",
     "--log-dir", "--log-cap", "--limit-as", "--limit-cpu", "--limit-nproc",
-    "--limit-nofile", "--ladder", "--record", "--match-id", "--verify",
+    "--limit-nofile", "--limit-tmp", "--hide", "--ladder", "--record", "--match-id", "--verify",
     "--config", NULL};
+
+enum { SANDBOX_AUTO, SANDBOX_ON, SANDBOX_OFF };
 
 typedef struct cli {
     maat_match_config c;
+    int sandbox; /* SANDBOX_*: --sandbox, --no-sandbox, or neither */
     const char *verify, *deck;
     int demo;
     char *owned[MAX_CONFIG_ARGS * 2]; /* strings we allocated */
@@ -280,7 +289,10 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
             c->fixed_seats = 1;
             continue;
         } else if (!strcmp(a, "--sandbox")) {
-            c->sandbox = 1;
+            k->sandbox = SANDBOX_ON;
+            continue;
+        } else if (!strcmp(a, "--no-sandbox")) {
+            k->sandbox = SANDBOX_OFF;
             continue;
         } else if (!strcmp(a, "--ponder")) {
             c->ponder = 1;
@@ -421,6 +433,13 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
         } else if (!strcmp(a, "--limit-nproc")) {
             rc = parse_num(a, v, 0, 1 << 20, &n);
             c->limits.processes = (uint64_t)n;
+        } else if (!strcmp(a, "--limit-tmp")) {
+            rc = parse_num(a, v, 1, 1 << 20, &n);
+            c->sandbox_tmp_mb = (uint64_t)n;
+        } else if (!strcmp(a, "--hide")) {
+            if (c->n_hide == MAAT_MAX_HIDE)
+                return bad("--hide %s: at most 8 paths%s", v, "");
+            c->hide[c->n_hide++] = v;
         } else if (!strcmp(a, "--limit-nofile")) {
             rc = parse_num(a, v, 0, 1 << 20, &n);
             c->limits.open_files = (uint64_t)n;
@@ -480,6 +499,48 @@ static int setup_demo(cli *k, const char *argv0)
     return 0;
 }
 
+/* Sandboxed by default when bubblewrap works here; --sandbox insists,
+ * --no-sandbox declines, MAAT_SANDBOX=on|off|auto sets the default. */
+static int choose_sandbox(cli *k)
+{
+    int want = k->sandbox;
+    const char *env = getenv("MAAT_SANDBOX");
+    if (want == SANDBOX_AUTO && env && *env) {
+        if (!strcmp(env, "on"))
+            want = SANDBOX_ON;
+        else if (!strcmp(env, "off"))
+            want = SANDBOX_OFF;
+        else if (strcmp(env, "auto") != 0) {
+            fprintf(stderr, "maat-referee: MAAT_SANDBOX=%s: on, off or auto\n",
+                    env);
+            return 2;
+        }
+    }
+    int spawned = 0;
+    for (int i = 0; i < k->c.n_bots; i++)
+        spawned += k->c.bots[i].command != NULL;
+    if (want == SANDBOX_OFF || !spawned) {
+        k->c.sandbox = 0;
+        return 0;
+    }
+    int works = system("bwrap --ro-bind / / --unshare-pid --unshare-net "
+                       "true >/dev/null 2>&1") == 0;
+    if (!works && want == SANDBOX_ON) {
+        fprintf(stderr, "maat-referee: --sandbox needs bubblewrap "
+                        "(apt-get install bubblewrap) and user namespaces;"
+                        " 'bwrap --ro-bind / / --unshare-pid --unshare-net "
+                        "true' failed here\n");
+        return 2;
+    }
+    if (!works && !k->c.quiet)
+        fprintf(stderr, "maat-referee: bots are NOT isolated: bubblewrap "
+                        "does not work here, so a bot can read the others' "
+                        "tokens and signal their processes (docs/REFEREE.md,"
+                        " \"Isolation\")\n");
+    k->c.sandbox = works;
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static cli k;
@@ -523,20 +584,9 @@ int main(int argc, char **argv)
             if (rc)
                 goto out;
         }
-        if (k.c.sandbox && system("bwrap --ro-bind / / true >/dev/null 2>&1")) {
-            fprintf(stderr, "maat-referee: --sandbox needs bubblewrap "
-                            "(apt-get install bubblewrap) and user namespaces;"
-                            " 'bwrap --ro-bind / / true' failed here\n");
-            rc = 2;
+        rc = choose_sandbox(&k);
+        if (rc)
             goto out;
-        }
-        if (k.c.sandbox && k.c.endpoint) {
-            fprintf(stderr, "maat-referee: --sandbox needs the default "
-                            "ipc:// endpoint: sandboxed bots have no "
-                            "network\n");
-            rc = 2;
-            goto out;
-        }
         if (k.c.log_dir && mkdir(k.c.log_dir, 0755) != 0 && errno != EEXIST) {
             fprintf(stderr, "maat-referee: cannot create log directory %s: "
                             "%s\n", k.c.log_dir, strerror(errno));

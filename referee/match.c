@@ -87,6 +87,7 @@ void maat_match_config_init(maat_match_config *c)
     c->limits.processes = 64;
     c->limits.open_files = 256;
     c->limits.log_cap = 1 << 20;
+    c->sandbox_tmp_mb = 64;
 }
 
 int maat_fault_policy_parse(const char *text, int *strikes)
@@ -405,6 +406,8 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
         rc = err->code;
         goto out;
     }
+    if (c->sandbox)
+        match_sandbox_hides(m);
     rc = match_start_bots(m, err);
     if (rc)
         goto out;

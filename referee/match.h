@@ -39,6 +39,7 @@ typedef struct maat_bot_spec {
     const char *curve_key; /* remote bots with CURVE: its Z85 public key */
 } maat_bot_spec;
 
+#define MAAT_MAX_HIDE 8
 typedef struct maat_match_config {
     const maat_rules *rules;
     maat_options options; /* game options, e.g. deck */
@@ -59,6 +60,10 @@ typedef struct maat_match_config {
     maat_fault_policy policy;
     maat_proc_limits limits;
     int sandbox; /* run spawned bots under bubblewrap (docs/REFEREE.md) */
+    uint64_t sandbox_tmp_mb;     /* size of each sandbox's private /tmp */
+    const char *hide[MAAT_MAX_HIDE]; /* more paths sandboxed bots must not
+                                        see (a tournament's state) */
+    int n_hide;
     int ponder;  /* idle bots keep full priority while another decides */
     const char *log_dir;     /* per-bot logs; NULL: discard bot output */
     const char *ladder_path; /* append one line per finished game */

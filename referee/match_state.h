@@ -71,6 +71,9 @@ typedef struct stranger {
     uint64_t messages;
 } stranger;
 
+#define MATCH_HIDE_RECORDS 8 /* existing records of a series hidden by name */
+#define MATCH_HIDES (4 + MATCH_HIDE_RECORDS + MAAT_MAX_HIDE)
+
 typedef struct outbuf {
     msgpack_sbuffer sb;
     msgpack_packer pk;
@@ -113,6 +116,10 @@ typedef struct match {
     maat_action pending_action;
     char match_id[MAAT_MAX_MATCH_ID + 1];
     match_bot *turn;    /* whose processes run at normal priority */
+    /* sandboxes: what the referee writes, hidden from the bots */
+    char hide_buf[MATCH_HIDES][1024];
+    char *hide[MATCH_HIDES + 1];
+    int unhidden_said;
     int turn_disabled;  /* priorities cannot be restored here */
     /* addresses with no seat that sent something: counted, not believed */
     stranger strangers[MAX_STRANGERS];
@@ -155,6 +162,8 @@ void match_check_processes(match *m);
 void match_stop_bots(match *m);
 /* Bot logs (--log-dir): the file of bot b in game `game`; switching every
  * bot to this game's log; tagging what they write with the decision. */
+/* The paths each sandbox hides: results and --hide (absolute). */
+void match_sandbox_hides(match *m);
 void match_log_path(const match *m, const match_bot *b, int game, char *out,
                     size_t len);
 void match_logs_for_game(match *m, int game);

@@ -672,6 +672,39 @@ static uint64_t timeval_ns(struct timeval tv)
     return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
 }
 
+/* The only child of pid, or 0 (none, several, or unreadable). */
+static pid_t only_child(pid_t pid)
+{
+    char path[64], buf[64];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/children", (int)pid,
+             (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = 0;
+    char *end;
+    long child = strtol(buf, &end, 10);
+    while (*end == ' ' || *end == '\n')
+        end++;
+    return *end || child <= 0 ? 0 : (pid_t)child;
+}
+
+void maat_proc_follow_wrapper(maat_proc *p)
+{
+    pid_t pid = p->pid, next;
+    for (int depth = 0; depth < 4 && (next = only_child(pid)); depth++)
+        pid = next;
+    clockid_t clock;
+    if (pid != p->pid && clock_getcpuclockid(pid, &clock) == 0) {
+        p->cpu_clock = clock;
+        p->has_cpu_clock = true;
+    }
+}
+
 uint64_t maat_proc_cpu_ns(maat_proc *p)
 {
     if (!p->exited) {

@@ -95,6 +95,11 @@ void maat_proc_describe_exit(int status, char *buf, size_t len);
  * total of the process and its reaped children.  0 if unavailable. */
 uint64_t maat_proc_cpu_ns(maat_proc *p);
 
+/* The bot runs under a wrapper (bubblewrap and its PID namespace's init):
+ * time the process at the end of the chain of only children instead.  Call
+ * once the bot has started (e.g. said hello). */
+void maat_proc_follow_wrapper(maat_proc *p);
+
 /* SIGTERM the whole process group; wait up to grace_ms for it to exit;
  * then SIGKILL the group and reap.  Also kills any group members left after
  * the main process exited.  Safe to call twice. */

@@ -128,6 +128,8 @@ static const char *on_hello(match *m, const maat_inbound *in,
         memcpy(b->rid, in->rid, in->rid_len);
         b->rid_len = in->rid_len;
         b->connected = 1;
+        if (m->c->sandbox && b->proc) /* time the bot, not bubblewrap */
+            maat_proc_follow_wrapper(b->proc);
         if (m->c->verbose)
             match_say(m, "%s said hello", b->spec->name);
         send_welcome(m, b);

@@ -6,6 +6,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "sandbox.h"
@@ -29,27 +30,65 @@ static void append_quoted(char *buf, size_t len, const char *s)
     buf[n] = 0;
 }
 
-/* The command line that runs `cmd` in a bubblewrap sandbox: the whole file
- * system read-only, a private empty /tmp (the bot's scratch space), no
- * network and no System V IPC; only the referee's ipc directory is
- * reachable.  bwrap dies with the referee and kills the bot with it. */
-int maat_sandbox_command(const char *dir, const char *cmd, char *out,
-                         size_t len)
+static void add(char *out, size_t len, const char *word)
 {
-    char cwd[1024];
-    if (!dir || !getcwd(cwd, sizeof cwd))
+    strncat(out, " ", len - strlen(out) - 1);
+    strncat(out, word, len - strlen(out) - 1);
+}
+
+static void add_quoted(char *out, size_t len, const char *word)
+{
+    strncat(out, " ", len - strlen(out) - 1);
+    append_quoted(out, len, word);
+}
+
+/* Is `dir` the directory `path` or one of its ancestors? */
+static int contains(const char *dir, const char *path)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    return strncmp(dir, path, n) == 0 && (path[n] == 0 || path[n] == '/' ||
+                                          (n == 1 && dir[0] == '/'));
+}
+
+/* Is hide[i] inside another entry that is a directory hidden whole? */
+static int inside_hidden(const char *const *hide, int i, const char *cwd)
+{
+    for (int j = 0; hide[j]; j++) {
+        struct stat st;
+        if (j == i || strcmp(hide[j], hide[i]) == 0 ||
+            stat(hide[j], &st) != 0 || !S_ISDIR(st.st_mode) ||
+            contains(hide[j], cwd))
+            continue;
+        if (contains(hide[j], hide[i]))
+            return 1;
+    }
+    return 0;
+}
+
+int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
+                         size_t len, int *unhidden)
+{
+    char cwd[1024], size[32];
+    *unhidden = 0;
+    if (!sb->socket_path || !getcwd(cwd, sizeof cwd))
         return -1;
-    snprintf(out, len, "exec bwrap --ro-bind / / --dev /dev --proc /proc "
-             "--tmpfs /tmp --bind ");
-    append_quoted(out, len, dir);
-    strncat(out, " ", len - strlen(out) - 1);
-    append_quoted(out, len, dir);
-    /* the referee's directory stays reachable even when it is under /tmp;
-     * a PID namespace means every descendant dies with the sandbox */
-    strncat(out, " --ro-bind ", len - strlen(out) - 1);
-    append_quoted(out, len, cwd);
-    strncat(out, " ", len - strlen(out) - 1);
-    append_quoted(out, len, cwd);
+    /* A private /tmp, bounded: what a bot writes there is host memory. */
+    snprintf(size, sizeof size, "%llu", (unsigned long long)sb->tmp_bytes);
+    snprintf(out, len, "exec bwrap --ro-bind / / --dev /dev --proc /proc");
+    if (sb->tmp_bytes) {
+        add(out, len, "--size");
+        add(out, len, size);
+    }
+    add(out, len, "--tmpfs /tmp");
+    /* The referee's directory stays reachable even when it is under /tmp,
+     * read-only like the rest. */
+    if (contains("/tmp", cwd)) {
+        add(out, len, "--ro-bind");
+        add_quoted(out, len, cwd);
+        add_quoted(out, len, cwd);
+    }
     /* programs named by absolute path under /tmp stay reachable too
      * (read-only): e.g. a bot built in a clone under /tmp */
     char words[4096];
@@ -63,20 +102,45 @@ int maat_sandbox_command(const char *dir, const char *cmd, char *out,
         if (!slash)
             continue;
         *slash = 0;
-        if (access(w, F_OK) != 0)
+        if (access(w, F_OK) != 0 || contains(w, cwd))
             continue;
-        strncat(out, " --ro-bind ", len - strlen(out) - 1);
-        append_quoted(out, len, w);
-        strncat(out, " ", len - strlen(out) - 1);
-        append_quoted(out, len, w);
+        add(out, len, "--ro-bind");
+        add_quoted(out, len, w);
+        add_quoted(out, len, w);
     }
-    strncat(out, " --unshare-net --unshare-ipc --unshare-pid "
-            "--die-with-parent --setenv TMPDIR /tmp --chdir ",
-            len - strlen(out) - 1);
-    append_quoted(out, len, cwd);
-    strncat(out, " /bin/sh -c ", len - strlen(out) - 1);
+    /* The seat's own socket file, and no other: mounted read-only, so the
+     * bot can neither replace it nor bind a socket of its own there. */
+    add(out, len, "--ro-bind");
+    add_quoted(out, len, sb->socket_path);
+    add_quoted(out, len, sb->socket_path);
+    /* What the referee writes (records, ladder, logs, the tournament's
+     * state) is hidden: an empty directory or an empty file in its place.
+     * A directory that holds the working directory cannot be hidden
+     * without hiding the bot. */
+    for (int i = 0; sb->hide && sb->hide[i]; i++) {
+        struct stat st;
+        const char *h = sb->hide[i];
+        if (h[0] != '/' || stat(h, &st) != 0)
+            continue; /* relative (the caller resolves), or absent */
+        if (S_ISDIR(st.st_mode) && contains(h, cwd)) {
+            (*unhidden)++;
+            continue;
+        }
+        if (inside_hidden(sb->hide, i, cwd))
+            continue; /* gone with a directory hidden whole */
+        /* (a hidden directory is a 4 KiB tmpfs: it must not become free
+         * host memory for the bot) */
+        add(out, len, S_ISDIR(st.st_mode) ? "--size 4096 --tmpfs"
+                                          : "--ro-bind /dev/null");
+        add_quoted(out, len, h);
+    }
+    add(out, len, "--unshare-net --unshare-ipc --unshare-pid --unshare-uts "
+                  "--new-session --die-with-parent --setenv TMPDIR /tmp "
+                  "--chdir");
+    add_quoted(out, len, cwd);
+    add(out, len, "/bin/sh -c");
     char inner[4200];
     snprintf(inner, sizeof inner, "exec %s", cmd);
-    append_quoted(out, len, inner);
+    add_quoted(out, len, inner);
     return strlen(out) + 1 < len ? 0 : -1;
 }

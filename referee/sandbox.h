@@ -5,12 +5,25 @@
 
 #include <stddef.h>
 
+#include <stdint.h>
+
+/* What one bot's sandbox is made of. */
+typedef struct maat_sandbox {
+    const char *socket_path; /* the seat's socket file: the only one seen */
+    const char *const *hide; /* absolute paths to hide; NULL-terminated */
+    uint64_t tmp_bytes;      /* size of the private /tmp (0: tmpfs default) */
+} maat_sandbox;
+
 /* Write into out (len bytes) the /bin/sh command that runs `cmd` in a
- * bubblewrap sandbox: the whole file system read-only, a private empty
- * /tmp, no network, no System V IPC, its own PID namespace; the directory
- * `ipc_dir` of the referee's socket stays reachable.  -1 when ipc_dir is
- * NULL or the result does not fit. */
-int maat_sandbox_command(const char *ipc_dir, const char *cmd, char *out,
-                         size_t len);
+ * bubblewrap sandbox: the whole file system read-only, a private /tmp of
+ * tmp_bytes, no network, no System V IPC, its own PID namespace (it sees
+ * no other process: not the referee, not the other bots) and session;
+ * every process in it dies with the sandbox, and the sandbox with the
+ * referee.  The seat's socket file is mounted read-only; each path in
+ * `hide` that exists is replaced by an empty directory or file, except a
+ * directory holding the working directory (counted in *unhidden).  -1
+ * when socket_path is NULL or the result does not fit. */
+int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
+                         size_t len, int *unhidden);
 
 #endif

@@ -18,6 +18,9 @@ struct maat_transport {
     char endpoint[512];
     char ipc_dir[256]; /* our temporary directory, removed at the end */
     char ipc_path[300];
+    /* extra ipc:// endpoints of the same socket, one per sandboxed seat */
+    char seat_path[MAAT_TRANSPORT_SEATS][300];
+    int n_seat_paths;
     struct {
         char name[64];
         uint8_t key[32];
@@ -38,15 +41,17 @@ maat_transport *maat_transport_new(void *zmq_context, const char *endpoint,
         maat_error_set(err, MAAT_ENOMEM, "out of memory");
         return NULL;
     }
+    /* A private directory (mode 0700) for our ipc:// socket files: the
+     * default endpoint and one per sandboxed seat. */
+    const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+    snprintf(t->ipc_dir, sizeof t->ipc_dir, "%s/maat-XXXXXX", tmp);
+    if (!mkdtemp(t->ipc_dir)) {
+        maat_error_set(err, MAAT_EIO, "cannot create a directory in %s "
+                       "for the ipc socket: %s", tmp, strerror(errno));
+        free(t);
+        return NULL;
+    }
     if (!endpoint) {
-        const char *tmp = getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-        snprintf(t->ipc_dir, sizeof t->ipc_dir, "%s/maat-XXXXXX", tmp);
-        if (!mkdtemp(t->ipc_dir)) {
-            maat_error_set(err, MAAT_EIO, "cannot create a directory in %s "
-                           "for the ipc socket: %s", tmp, strerror(errno));
-            free(t);
-            return NULL;
-        }
         snprintf(t->ipc_path, sizeof t->ipc_path, "%s/referee", t->ipc_dir);
         snprintf(t->endpoint, sizeof t->endpoint, "ipc://%s", t->ipc_path);
         endpoint = t->endpoint;
@@ -104,10 +109,34 @@ void maat_transport_destroy(maat_transport **tp)
         zmq_ctx_term(t->ctx);
     if (t->ipc_path[0])
         unlink(t->ipc_path);
+    for (int i = 0; i < t->n_seat_paths; i++)
+        unlink(t->seat_path[i]);
     if (t->ipc_dir[0])
         rmdir(t->ipc_dir);
     free(t);
     *tp = NULL;
+}
+
+const char *maat_transport_add_seat_endpoint(maat_transport *t,
+                                            maat_error *err)
+{
+    if (t->n_seat_paths == MAAT_TRANSPORT_SEATS) {
+        maat_error_set(err, MAAT_EINVAL, "more than %d sandboxed seats",
+                       MAAT_TRANSPORT_SEATS);
+        return NULL;
+    }
+    char *path = t->seat_path[t->n_seat_paths];
+    char ep[320];
+    snprintf(path, sizeof t->seat_path[0], "%s/seat-%d", t->ipc_dir,
+             t->n_seat_paths);
+    snprintf(ep, sizeof ep, "ipc://%s", path);
+    if (zmq_bind(t->sock, ep) != 0) {
+        maat_error_set(err, MAAT_EIO, "cannot bind %s: %s", ep,
+                       zmq_strerror(zmq_errno()));
+        return NULL;
+    }
+    t->n_seat_paths++;
+    return path;
 }
 
 const char *maat_transport_endpoint(const maat_transport *t)

@@ -53,9 +53,17 @@ void maat_transport_handle_zap(maat_transport *t,
                                void *ctx);
 void maat_transport_destroy(maat_transport **t);
 
+/* One more socket file for the same socket, in the private ipc directory
+ * (seat-N), for one sandboxed bot: bound read-only into that bot's
+ * sandbox, it is the only way that bot reaches the referee, and no bot can
+ * replace it (whatever the main endpoint is).  Returns its path (owned by
+ * the transport), or NULL with err. */
+#define MAAT_TRANSPORT_SEATS 16
+const char *maat_transport_add_seat_endpoint(maat_transport *t,
+                                            maat_error *err);
 /* The bound endpoint as bots should connect to it. */
 const char *maat_transport_endpoint(const maat_transport *t);
-/* The private directory of the default ipc:// socket; NULL otherwise. */
+/* The private directory (0700) of our ipc:// socket files. */
 const char *maat_transport_ipc_dir(const maat_transport *t);
 void *maat_transport_socket(maat_transport *t);
 

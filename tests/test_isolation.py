@@ -1,0 +1,266 @@
+#!/usr/bin/env python3
+"""test_isolation.py -- no entrant can see, steal or slow another seat
+(issue 15), with the referee's defaults: spawned bots are sandboxed when
+bubblewrap works here (skipped, 77, where it does not).
+
+A probe bot (a shell script that attacks, prints what it achieved on its
+stderr -- the bot log -- then plays as maat-random) sits in one seat:
+  - it sees no other process: not the referee, not the other bot, so it
+    can read no other token, environment or command line and signal none;
+  - its socket file is read-only: it cannot remove, hard-link or replace
+    it (the attack that caught another seat's hello);
+  - the ladder file, the records and the logs are hidden from it;
+  - its /tmp is capped (--limit-tmp);
+  - a descendant that leaves its session dies with the referee, even when
+    the referee is killed with SIGKILL.
+And with bubblewrap missing, the referee says plainly, once, that bots are
+not isolated.  No sleep synchronises: waits are for files, with deadlines.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+BUILD = os.environ.get('MAAT_BUILD_ROOT', os.path.join(HERE, '..', 'build'))
+REFEREE = os.environ.get('MAAT_REFEREE',
+                         os.path.join(BUILD, 'referee', 'maat-referee'))
+RANDOM = os.environ.get('MAAT_RANDOM',
+                        os.path.join(BUILD, 'sample-bots', 'maat-random'))
+
+failures = []
+passes = 0
+
+
+def check(cond, what, detail=''):
+    global passes
+    if cond:
+        passes += 1
+        print('ok   ' + what, flush=True)
+    else:
+        failures.append(what)
+        print('FAIL ' + what + (' -- ' + detail[-800:] if detail else ''),
+              flush=True)
+
+
+PROBE = r'''#!/bin/sh
+# what this seat can reach; each line: WORD value
+mine=$$
+n=0; tokens=0; stopped=0
+for d in /proc/[0-9]*; do
+  p=${d#/proc/}
+  n=$((n + 1))
+  if [ -r $d/environ ] && tr '\0' '\n' < $d/environ 2>/dev/null \
+       | grep -q "^MAAT_TOKEN=" ; then
+    t=$(tr '\0' '\n' < $d/environ | grep "^MAAT_TOKEN=")
+    [ "$t" != "MAAT_TOKEN=$MAAT_TOKEN" ] && tokens=$((tokens + 1))
+  fi
+  if grep -q maat-referee $d/cmdline 2>/dev/null; then
+    echo SEES-REFEREE $p
+    kill -STOP $p 2>/dev/null && stopped=$((stopped + 1))
+  fi
+done
+echo PROCESSES $n
+echo OTHER-TOKENS $tokens
+echo STOPPED-REFEREE $stopped
+sock=${MAAT_ENDPOINT#ipc://}
+rm -f "$sock" 2>/dev/null && echo SOCKET-REMOVED
+ln "$sock" /tmp/stolen 2>/dev/null && echo SOCKET-LINKED
+mv "$sock" "$sock.x" 2>/dev/null && echo SOCKET-MOVED
+[ -S "$sock" ] && echo SOCKET-STILL-THERE
+for f in "$@"; do
+  if { [ -f "$f" ] && [ -s "$f" ]; } || \
+     { [ -d "$f" ] && [ -n "$(ls -A "$f" 2>/dev/null)" ]; }; then
+    echo SEES "$f"
+  else
+    echo HIDDEN "$f"
+  fi
+done
+dd if=/dev/zero of=/tmp/big bs=1M count=64 2>/dev/null
+echo TMP-BYTES $(stat -c %s /tmp/big 2>/dev/null || echo 0)
+rm -f /tmp/big
+if [ -n "$MAAT_ESCAPE" ]; then
+  setsid sh -c "echo \$\$ > /dev/null; exec sleep 1000" &
+  echo ESCAPED
+fi
+exec "$MAAT_RANDOM_BOT"
+'''
+
+
+def probe_file(d):
+    path = os.path.join(d, 'probe.sh')
+    with open(path, 'w') as f:
+        f.write(PROBE)
+    os.chmod(path, 0o755)
+    return path
+
+
+def log_of(logs, bot):
+    for name in os.listdir(logs):
+        if name.endswith('-0-%s.log' % bot):
+            with open(os.path.join(logs, name)) as f:
+                return f.read()
+    return ''
+
+
+def values(text):
+    out = {}
+    for line in text.splitlines():
+        parts = line.split('\t', 1)[-1].split(' ', 1)
+        out.setdefault(parts[0], []).append(parts[1] if len(parts) > 1
+                                            else '')
+    return out
+
+
+def isolated_match(tmp):
+    d = os.path.join(tmp, 'iso')
+    res = os.path.join(d, 'results')
+    logs = os.path.join(d, 'logs')
+    os.makedirs(res)
+    ladder = os.path.join(res, 'ladder.jsonl')
+    with open(ladder, 'w') as f:
+        f.write('{"seed": "an earlier game"}\n')
+    old = os.path.join(res, 'old-record.json')
+    with open(old, 'w') as f:
+        f.write('{"seed": "an earlier record"}\n')
+    probe = probe_file(d)
+    env = dict(os.environ, MAAT_RANDOM_BOT=RANDOM)
+    env.pop('MAAT_SANDBOX', None)
+    cmd = [REFEREE, '--fixed-seats', '--seed', '5', '--limit-tmp', '16',
+           '--record', os.path.join(res, 'rec.json'), '--ladder', ladder,
+           '--log-dir', logs, '--hide', old,
+           '--bot', 'probe=%s %s %s %s' % (probe, ladder, res, logs),
+           '--bot', 'other=' + RANDOM]
+    p = subprocess.run(cmd, env=env, capture_output=True, text=True,
+                       timeout=300)
+    check(p.returncode == 0, 'the sandboxed match finishes', p.stderr)
+    check('NOT isolated' not in p.stderr, 'no warning: bots are isolated',
+          p.stderr)
+    v = values(log_of(logs, 'probe'))
+    check('SEES-REFEREE' not in v, 'the bot cannot see the referee process')
+    check(v.get('STOPPED-REFEREE') == ['0'], 'the bot cannot stop the '
+          'referee', repr(v.get('STOPPED-REFEREE')))
+    check(v.get('OTHER-TOKENS') == ['0'],
+          'the bot can read no other seat\'s token', repr(v))
+    n = int((v.get('PROCESSES') or ['999'])[0])
+    check(n <= 6, 'the bot sees only its own processes (%d)' % n)
+    check(not any(k in v for k in ('SOCKET-REMOVED', 'SOCKET-LINKED',
+                                   'SOCKET-MOVED')) and
+          'SOCKET-STILL-THERE' in v,
+          'its socket file cannot be removed, linked or moved', repr(v))
+    hidden = v.get('HIDDEN', [])
+    check(ladder in hidden and res in hidden and logs in hidden,
+          'the ladder file, the records and the logs are hidden',
+          repr(v.get('SEES')))
+    tmp_bytes = int((v.get('TMP-BYTES') or ['-1'])[0])
+    check(0 <= tmp_bytes <= 16 << 20,
+          'its /tmp holds at most --limit-tmp 16 MiB (%d bytes written)'
+          % tmp_bytes)
+    try:
+        with open(os.path.join(res, 'rec.json')) as f:
+            rec = json.load(f)
+        other_seat = [s['seat'] for s in rec['seats'] if s['bot'] == 'other']
+        check(rec['faults'] == [] and all(
+            x['by'] == 'bot' for x in rec['decisions']
+            if x['seat'] in other_seat),
+            'the other seat played every decision itself, no fault')
+    except (OSError, ValueError) as e:
+        check(False, 'the record is readable', str(e))
+
+
+def marked(marker):
+    found = []
+    for d in os.listdir('/proc'):
+        if not d.isdigit():
+            continue
+        try:
+            with open('/proc/%s/environ' % d, 'rb') as f:
+                if ('MAAT_MARK=' + marker).encode() in f.read().split(b'\0'):
+                    found.append(int(d))
+        except OSError:
+            pass
+    return found
+
+
+def sigkill(tmp):
+    """The referee killed with SIGKILL: nothing a bot started survives."""
+    d = os.path.join(tmp, 'kill')
+    logs = os.path.join(d, 'logs')
+    os.makedirs(d)
+    probe = probe_file(d)
+    marker = 'iso-%d' % os.getpid()
+    env = dict(os.environ, MAAT_RANDOM_BOT=RANDOM, MAAT_ESCAPE='1',
+               MAAT_MARK=marker)
+    env.pop('MAAT_SANDBOX', None)
+    ref = subprocess.Popen([REFEREE, '--fixed-seats', '--time', '60000',
+                            '--first-time', '60000', '--log-dir', logs,
+                            '--bot', 'probe=' + probe,
+                            '--bot', 'other=sleep 1000'],
+                           env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if 'ESCAPED' in log_of(logs, 'probe') if os.path.isdir(logs) \
+                    else False:
+                break
+            time.sleep(0.02)  # waiting for the escape (readiness)
+        check(len(marked(marker)) > 0, 'SIGKILL: the escaped child runs')
+        ref.send_signal(signal.SIGKILL)
+        ref.wait()
+        deadline = time.monotonic() + 10
+        left = marked(marker)
+        while left and time.monotonic() < deadline:
+            time.sleep(0.02)  # the kernel tears the namespaces down
+            left = marked(marker)
+        check(not left, 'SIGKILL of the referee: every process the bots '
+              'started is gone', repr(left))
+    finally:
+        if ref.poll() is None:
+            ref.kill()
+            ref.wait()
+        for pid in marked(marker):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+
+
+def unavailable(tmp):
+    env = dict(os.environ, PATH='/nonexistent')
+    env.pop('MAAT_SANDBOX', None)
+    p = subprocess.run([REFEREE, '--bot', 'a=' + RANDOM, '--bot',
+                        'b=' + RANDOM], env=env, capture_output=True,
+                       text=True, timeout=120)
+    check(p.returncode == 0 and p.stderr.count('NOT isolated') == 1,
+          'without bubblewrap the referee says once that bots are not '
+          'isolated', p.stderr)
+    p = subprocess.run([REFEREE, '--sandbox', '--bot', 'a=' + RANDOM,
+                        '--bot', 'b=' + RANDOM], env=env, capture_output=True,
+                       text=True, timeout=120)
+    check(p.returncode == 2 and 'bubblewrap' in p.stderr,
+          '--sandbox without bubblewrap is an error naming it', p.stderr)
+
+
+def main():
+    if subprocess.run('bwrap --ro-bind / / --unshare-pid --unshare-net true',
+                      shell=True, capture_output=True).returncode != 0:
+        print('bubblewrap is not usable here; skipping')
+        return 77
+    with tempfile.TemporaryDirectory(
+            dir=os.environ.get('MAAT_BUILD_ROOT'),
+            prefix='maat-isolation-') as tmp:
+        isolated_match(tmp)
+        sigkill(tmp)
+        unavailable(tmp)
+    print('%d passed, %d failed' % (passes, len(failures)))
+    for f in failures:
+        print('  failed: ' + f)
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
