@@ -100,6 +100,12 @@ int match_start_bots(match *m, maat_error *err)
                  b->spec->command);
         char boxed[9000];
         if (c->sandbox) {
+            if (maat_proc_check_program(b->spec->command, err)) {
+                char why[sizeof err->msg];
+                snprintf(why, sizeof why, "%s", err->msg);
+                return maat_error_set(err, MAAT_EIO, "bot %s: %s",
+                                      b->spec->name, why);
+            }
             const char *sock = maat_transport_add_seat_endpoint(m->tr, err);
             if (!sock)
                 return err->code;

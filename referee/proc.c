@@ -21,6 +21,7 @@
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -302,6 +303,24 @@ static char **plain_argv(const char *cmd)
         return NULL;
     }
     return argv;
+}
+
+int maat_proc_check_program(const char *cmd, maat_error *err)
+{
+    char **argv = plain_argv(cmd);
+    if (!argv)
+        return MAAT_OK; /* a shell command: only running it can tell */
+    struct stat st;
+    int rc = MAAT_OK;
+    if (stat(argv[0], &st) != 0)
+        rc = maat_error_set(err, MAAT_EIO, "cannot spawn %s: %s", argv[0],
+                            strerror(errno));
+    else if (S_ISDIR(st.st_mode) || access(argv[0], X_OK) != 0)
+        rc = maat_error_set(err, MAAT_EIO, "cannot spawn %s: %s", argv[0],
+                            S_ISDIR(st.st_mode) ? "it is a directory"
+                                                : strerror(errno));
+    free(argv);
+    return rc;
 }
 
 /* Keep our fds off 0..2: if the referee runs with a closed stdio fd, a

@@ -56,6 +56,11 @@ maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
                            const char *log_path, const char *cwd,
                            const maat_proc_limits *lim, maat_error *err);
 
+/* Before wrapping a command (in a sandbox): when it is a plain command
+ * whose program is a path, is that an executable file?  MAAT_EIO with
+ * "cannot spawn PATH: reason" otherwise; MAAT_OK for shell commands. */
+int maat_proc_check_program(const char *cmd, maat_error *err);
+
 pid_t maat_proc_pid(const maat_proc *p);
 
 /* The read end of the output pipe, for poll(); -1 once closed (EOF). */

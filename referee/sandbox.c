@@ -52,14 +52,36 @@ static int contains(const char *dir, const char *path)
                                           (n == 1 && dir[0] == '/'));
 }
 
+/* Would hiding directory `dir` hide what the bot needs: the working
+ * directory, or a file its command names (its program, its script)? */
+static int needed(const char *dir, const char *cwd, const char *cmd)
+{
+    if (contains(dir, cwd))
+        return 1;
+    char words[4096];
+    snprintf(words, sizeof words, "%s", cmd);
+    for (char *save = NULL, *w = strtok_r(words, " \t\"'", &save); w;
+         w = strtok_r(NULL, " \t\"'", &save)) {
+        char path[5200];
+        if (!strchr(w, '/'))
+            continue;
+        snprintf(path, sizeof path, "%s%s%s", w[0] == '/' ? "" : cwd,
+                 w[0] == '/' ? "" : "/", w);
+        if (contains(dir, path))
+            return 1;
+    }
+    return 0;
+}
+
 /* Is hide[i] inside another entry that is a directory hidden whole? */
-static int inside_hidden(const char *const *hide, int i, const char *cwd)
+static int inside_hidden(const char *const *hide, int i, const char *cwd,
+                         const char *cmd)
 {
     for (int j = 0; hide[j]; j++) {
         struct stat st;
         if (j == i || strcmp(hide[j], hide[i]) == 0 ||
             stat(hide[j], &st) != 0 || !S_ISDIR(st.st_mode) ||
-            contains(hide[j], cwd))
+            needed(hide[j], cwd, cmd))
             continue;
         if (contains(hide[j], hide[i]))
             return 1;
@@ -115,18 +137,18 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
     add_quoted(out, len, sb->socket_path);
     /* What the referee writes (records, ladder, logs, the tournament's
      * state) is hidden: an empty directory or an empty file in its place.
-     * A directory that holds the working directory cannot be hidden
-     * without hiding the bot. */
+     * A directory that holds the working directory or the bot's program
+     * cannot be hidden without hiding the bot. */
     for (int i = 0; sb->hide && sb->hide[i]; i++) {
         struct stat st;
         const char *h = sb->hide[i];
         if (h[0] != '/' || stat(h, &st) != 0)
             continue; /* relative (the caller resolves), or absent */
-        if (S_ISDIR(st.st_mode) && contains(h, cwd)) {
+        if (S_ISDIR(st.st_mode) && needed(h, cwd, cmd)) {
             (*unhidden)++;
             continue;
         }
-        if (inside_hidden(sb->hide, i, cwd))
+        if (inside_hidden(sb->hide, i, cwd, cmd))
             continue; /* gone with a directory hidden whole */
         /* (a hidden directory is a 4 KiB tmpfs: it must not become free
          * host memory for the bot) */

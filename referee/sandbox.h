@@ -21,7 +21,8 @@ typedef struct maat_sandbox {
  * every process in it dies with the sandbox, and the sandbox with the
  * referee.  The seat's socket file is mounted read-only; each path in
  * `hide` that exists is replaced by an empty directory or file, except a
- * directory holding the working directory (counted in *unhidden).  -1
+ * directory holding the working directory or a path the command names
+ * (counted in *unhidden).  -1
  * when socket_path is NULL or the result does not fit. */
 int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
                          size_t len, int *unhidden);

@@ -71,7 +71,7 @@ rm -f "$sock" 2>/dev/null && echo SOCKET-REMOVED
 ln "$sock" /tmp/stolen 2>/dev/null && echo SOCKET-LINKED
 mv "$sock" "$sock.x" 2>/dev/null && echo SOCKET-MOVED
 [ -S "$sock" ] && echo SOCKET-STILL-THERE
-for f in "$@"; do
+for f in $MAAT_PROBE_PATHS; do
   if { [ -f "$f" ] && [ -s "$f" ]; } || \
      { [ -d "$f" ] && [ -n "$(ls -A "$f" 2>/dev/null)" ]; }; then
     echo SEES "$f"
@@ -127,12 +127,15 @@ def isolated_match(tmp):
     with open(old, 'w') as f:
         f.write('{"seed": "an earlier record"}\n')
     probe = probe_file(d)
-    env = dict(os.environ, MAAT_RANDOM_BOT=RANDOM)
+    # the paths to look for come in the environment: a path the command
+    # names stays visible (it may be the bot's own program or data)
+    env = dict(os.environ, MAAT_RANDOM_BOT=RANDOM,
+               MAAT_PROBE_PATHS=' '.join((ladder, res, logs)))
     env.pop('MAAT_SANDBOX', None)
     cmd = [REFEREE, '--fixed-seats', '--seed', '5', '--limit-tmp', '16',
            '--record', os.path.join(res, 'rec.json'), '--ladder', ladder,
            '--log-dir', logs, '--hide', old,
-           '--bot', 'probe=%s %s %s %s' % (probe, ladder, res, logs),
+           '--bot', 'probe=' + probe,
            '--bot', 'other=' + RANDOM]
     p = subprocess.run(cmd, env=env, capture_output=True, text=True,
                        timeout=300)
