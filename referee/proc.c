@@ -52,7 +52,8 @@ struct maat_proc {
     bool truncated;     /* the truncation marker has been written */
     bool log_failed;    /* a log write failed; stop trying */
     long tag;           /* >= 0: each line in the log starts "TAG\t" */
-    bool mid_line;      /* the log's last byte was not a newline */
+    bool mid_line;      /* the output's last byte was not a newline */
+    bool log_mid_line;  /* the log's last byte kept was not a newline */
     bool exited;        /* main process reaped; status/ru valid */
     bool stopped;       /* maat_proc_stop has run */
     int status;
@@ -550,6 +551,8 @@ static void log_capped(maat_proc *p, const char *buf, size_t n)
         keep = (size_t)(p->log_cap - p->logged);
     log_write(p, buf, keep);
     p->logged += keep;
+    if (keep > 0)
+        p->log_mid_line = buf[keep - 1] != '\n';
     if (keep == n)
         return;
     p->dropped += n - keep;
@@ -557,7 +560,7 @@ static void log_capped(maat_proc *p, const char *buf, size_t n)
         char line[64];
         int len = snprintf(line, sizeof line,
                            "%s[maat: log truncated at %llu bytes]\n",
-                           p->mid_line ? "\n" : "",
+                           p->log_mid_line ? "\n" : "",
                            (unsigned long long)p->log_cap);
         log_write(p, line, (size_t)len);
         p->truncated = true;
@@ -604,7 +607,7 @@ int maat_proc_set_log(maat_proc *p, const char *log_path, maat_error *err)
     close_if_open(&p->log_fd);
     p->log_fd = fd;
     p->logged = 0;
-    p->truncated = p->log_failed = p->mid_line = false;
+    p->truncated = p->log_failed = p->mid_line = p->log_mid_line = false;
     return MAAT_OK;
 }
 
