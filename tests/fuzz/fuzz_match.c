@@ -32,6 +32,7 @@
 
 #include "maat/msg.h"
 #include "match.h"
+#include "peer.h"
 #include "record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -57,76 +58,6 @@ typedef struct peers {
         if (!(cond))                                                        \
             abort();                                                        \
     } while (0)
-
-static void send_hello(void *s, const char *token)
-{
-    msgpack_sbuffer sb;
-    msgpack_sbuffer_init(&sb);
-    msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-    msgpack_pack_map(&pk, 4);
-    maat_pack_kv_str(&pk, "type", "hello");
-    maat_pack_kv_int(&pk, "version", 1);
-    maat_pack_kv_str(&pk, "token", token);
-    maat_pack_kv_str(&pk, "name", "fuzz");
-    zmq_send(s, sb.data, sb.size, ZMQ_DONTWAIT);
-    msgpack_sbuffer_destroy(&sb);
-}
-
-/* A peer's open request, if one arrived: seq and first legal action.  A
- * peer may hold a seat (its own token or one it took) or none; the referee
- * asks one decision at a time, so one open request per peer is enough. */
-typedef struct seat_state {
-    int64_t seq; /* -1: none open */
-    msgpack_sbuffer action;
-} seat_state;
-
-/* Read what the referee sent a seat; remember its latest request. */
-static void read_seat(void *s, seat_state *st, int wait_ms)
-{
-    zmq_pollitem_t it = {s, 0, ZMQ_POLLIN, 0};
-    while (zmq_poll(&it, 1, wait_ms) > 0) {
-        wait_ms = 0;
-        zmq_msg_t m;
-        zmq_msg_init(&m);
-        if (zmq_msg_recv(&m, s, ZMQ_DONTWAIT) < 0) {
-            zmq_msg_close(&m);
-            return;
-        }
-        msgpack_unpacked u;
-        msgpack_unpacked_init(&u);
-        if (msgpack_unpack_next(&u, zmq_msg_data(&m), zmq_msg_size(&m),
-                                NULL) == MSGPACK_UNPACK_SUCCESS) {
-            const msgpack_object *type = maat_msg_get(&u.data, "type");
-            if (maat_msg_str_eq(type, "request")) {
-                const msgpack_object *seq = maat_msg_get(&u.data, "seq");
-                const msgpack_object *legal = maat_msg_get(&u.data, "legal");
-                st->seq = seq ? (int64_t)seq->via.u64 : -1;
-                st->action.size = 0;
-                msgpack_packer pk;
-                msgpack_packer_init(&pk, &st->action, msgpack_sbuffer_write);
-                msgpack_pack_object(&pk, legal->via.array.ptr[0]);
-            }
-        }
-        msgpack_unpacked_destroy(&u);
-        zmq_msg_close(&m);
-    }
-}
-
-static void answer(void *s, seat_state *st, int64_t seq)
-{
-    msgpack_sbuffer sb;
-    msgpack_sbuffer_init(&sb);
-    msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-    msgpack_pack_map(&pk, 3);
-    maat_pack_kv_str(&pk, "type", "action");
-    maat_pack_kv_int(&pk, "seq", seq);
-    maat_pack_str(&pk, "action");
-    msgpack_sbuffer_write(&sb, st->action.data, st->action.size);
-    zmq_send(s, sb.data, sb.size, ZMQ_DONTWAIT);
-    msgpack_sbuffer_destroy(&sb);
-}
 
 /* Frames from the input: a count byte, then per frame a length byte and
  * that many bytes (cut short at the end of the input). */
