@@ -237,16 +237,24 @@ static double expected_x(const maat_compare *c, const tally *t, double elo)
     return (maat_elo_to_score(eb + elo) - maat_elo_to_score(eb) + 1) / 2;
 }
 
-static double llr_of(const maat_compare *c, const tally *t)
+double maat_compare_llr(int G, const double *hist, double s0, double s1)
 {
     /* a tiny prior on every grid value keeps the MLE finite while all
      * blocks so far lie on one side of the hypotheses */
-    double reg[MAX_GRID + 1];
-    for (int i = 0; i <= t->G; i++)
-        reg[i] = t->hist[i] + 1e-3;
-    return maat_gsprt_llr_scores(t->G + 1, t->xs, reg,
-                                 expected_x(c, t, c->elo0),
-                                 expected_x(c, t, c->elo1));
+    double reg[MAX_GRID + 1], xs[MAX_GRID + 1];
+    if (G < 1 || G > MAX_GRID)
+        return NAN;
+    for (int i = 0; i <= G; i++) {
+        reg[i] = hist[i] + 1e-3;
+        xs[i] = (double)i / G;
+    }
+    return maat_gsprt_llr_scores(G + 1, xs, reg, s0, s1);
+}
+
+static double llr_of(const maat_compare *c, const tally *t)
+{
+    return maat_compare_llr(t->G, t->hist, expected_x(c, t, c->elo0),
+                            expected_x(c, t, c->elo1));
 }
 
 /* Head-to-head Elo, candidate minus baseline, with a 95% interval (the
@@ -280,22 +288,14 @@ static void estimate(const maat_compare *c, const tally *t, double *elo,
     *hi = *elo + half;
 }
 
-/* At the rate so far (Wald's approximation: the mean LLR step of a
- * normal with the blocks' mean and variance), how many more blocks until
- * the LLR reaches a bound; -1 when the step is too small to say. */
-static long more_blocks(const maat_compare *c, const tally *t, double llr,
-                        double lower, double upper)
+/* At the rate so far (the LLR grows by about LLR/blocks a block: it is a
+ * sum over blocks), how many more blocks until it reaches the bound it is
+ * heading for; -1 when that would take more than 100 times as many. */
+static long more_blocks(int blocks, double llr, double lower, double upper)
 {
-    int n = t->blocks;
-    if (n < 2)
-        return -1;
-    double mean = t->sum / n, var = (t->sum2 / n - mean * mean) * n / (n - 1);
-    double s0 = expected_x(c, t, c->elo0), s1 = expected_x(c, t, c->elo1);
-    if (var <= 1e-12)
-        return -1;
-    double step = (s1 - s0) / var * (mean - (s0 + s1) / 2);
+    double step = blocks > 0 ? llr / blocks : 0;
     double left = step > 0 ? upper - llr : lower - llr;
-    if (fabs(step) < 1e-12 || left / step > 1000.0 * n)
+    if (step == 0 || left / step > 100.0 * blocks)
         return -1;
     return (long)ceil(left / step);
 }
@@ -308,7 +308,7 @@ static void print_faults(const maat_compare *c, const tally *t, FILE *out)
     fprintf(out, "faults:");
     for (int s = 0; s < n_sides(c); s++) {
         maat_fault_tally_describe(&t->side[s], what, sizeof what);
-        fprintf(out, "%s %s %s", s ? ";" : "", side_name(s, buf, sizeof buf),
+        fprintf(out, "%s %s: %s", s ? ";" : "", side_name(s, buf, sizeof buf),
                 what);
     }
     fputc('\n', out);
@@ -389,13 +389,14 @@ static void summary(const maat_compare *c, const tally *t, double llr,
     } else if (verdict == 1) {
         fprintf(out, "verdict: candidate is WORSE (H0 accepted)\n");
     } else {
-        long more = more_blocks(c, t, llr, lower, upper);
+        long more = more_blocks(n, llr, lower, upper);
         fprintf(out, "verdict: inconclusive at the block limit (%d): the "
-                "games so far fit both \"%g Elo worse\" and \"%g\"; ", n,
-                c->elo0, c->elo1);
+                "games so far cannot tell H0 (%+g Elo: worse) from H1 (%+g "
+                "Elo: not worse); ", n, c->elo0, c->elo1);
         if (more > 0)
-            fprintf(out, "at this rate about %ld more blocks would decide "
-                    "(--max-blocks %ld)\n", more, n + more);
+            fprintf(out, "at this rate about %ld more block%s would decide "
+                    "(--max-blocks %ld)\n", more, more == 1 ? "" : "s",
+                    n + more);
         else
             fprintf(out, "at this rate far more blocks than %d would be "
                     "needed\n", n);
@@ -411,7 +412,8 @@ static void on_signal(int sig)
     stop = 1;
 }
 
-/* Start the referees of blocks first..first+n-1; their pids in pids[]. */
+/* Start the referees of blocks first..first+n-1; their pids in pids[].
+ * Returns how many, or -1 with err (none left running). */
 static int start_wave(const maat_compare *c, const maat_pin_cpus *cpus,
                       int first, int n, pid_t *pids, maat_error *err)
 {
@@ -436,8 +438,9 @@ static int start_wave(const maat_compare *c, const maat_pin_cpus *cpus,
                     kill(pids[k], SIGTERM);
                     waitpid(pids[k], NULL, 0);
                 }
-                return maat_error_set(err, MAAT_EIO, "cannot start a "
-                                      "referee: %s", strerror(errno));
+                maat_error_set(err, MAAT_EIO, "cannot start a referee: %s",
+                               strerror(errno));
+                return -1;
             }
             pids[np++] = pid;
         }
@@ -518,7 +521,7 @@ int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
             n = c->max_blocks - first;
         pid_t pids[512];
         int np = start_wave(c, &cpus, first, n, pids, err);
-        rc = np < 0 ? np : wait_wave(c, first, pids, np, err);
+        rc = np < 0 ? err->code : wait_wave(c, first, pids, np, err);
         if (rc || stop)
             break;
         rc = maat_ladder_follow(&l, &cur, stderr, err);

@@ -8,11 +8,11 @@
 #include "maat/error.h"
 
 /* The defaults (docs/CI.md, "Choosing the defaults", has the numbers). */
-#define MAAT_COMPARE_ELO0 -20.0
+#define MAAT_COMPARE_ELO0 -40.0
 #define MAAT_COMPARE_ELO1 0.0
 #define MAAT_COMPARE_ALPHA 0.05
 #define MAAT_COMPARE_BETA 0.05
-#define MAAT_COMPARE_MAX_BLOCKS 200
+#define MAAT_COMPARE_MAX_BLOCKS 600
 
 typedef struct maat_compare {
     const char *candidate, *baseline; /* bot commands */
@@ -39,6 +39,12 @@ typedef struct maat_compare {
 /* The defaults above; 2 seats of pyramids, 2 jobs, seed 1, fault share
  * MAAT_FAULT_SHARE, a progress line every 10 blocks. */
 void maat_compare_defaults(maat_compare *c);
+
+/* The LLR compare uses: the GSPRT over block scores on the grid i/G,
+ * hist[i] blocks at each (G+1 values), H0 and H1 as expected scores s0 and
+ * s1, with a pseudo-count of 0.001 on every grid value.  NAN if G is out
+ * of 1..1024.  (bench/sprt_sim.c simulates compare with it.) */
+double maat_compare_llr(int G, const double *hist, double s0, double s1);
 
 /* Play blocks until the SPRT decides.  Returns 0 (not worse), 1 (worse),
  * 2 (inconclusive at max_blocks), or a MAAT_E* code > 2 with err: a

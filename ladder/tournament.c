@@ -353,11 +353,16 @@ typedef struct follower {
     maat_fault_tally *tally; /* per bot of the config */
 } follower;
 
-/* Is game g one of tournament t's ("<name>-<i>-<k>")? */
+/* Is game g one of tournament t's ("<name>-<i>-<k>", i and k numbers)? */
 static int ours(const maat_tournament *t, const maat_ladder_game *g)
 {
     size_t n = strlen(t->name);
-    return !strncmp(g->id, t->name, n) && g->id[n] == '-';
+    if (strncmp(g->id, t->name, n) || g->id[n] != '-')
+        return 0;
+    const char *p = g->id + n + 1;
+    size_t i = strspn(p, "0123456789");
+    return i > 0 && p[i] == '-' && p[i + 1] &&
+           strspn(p + i + 1, "0123456789") == strlen(p + i + 1);
 }
 
 static void follow(const maat_tournament *t, follower *f, FILE *report)

@@ -100,8 +100,8 @@ check(rc == 3 and "the candidate is broken, not weak" in err and "no_hello" in e
       f"first output lines ({rc}: {err.strip()[-400:]})")
 check(any("oops-marker-start" in open(f, errors="replace").read() for f in logs),
       f"... the log directory it names holds its output ({logdir}: {logs})")
-check(re.search(r"faults: candidate \d+ faults in \d+ of \d+ games \(no_hello \d+\); "
-                r"baseline 0 faults in \d+ games", out) is not None,
+check(re.search(r"faults: candidate: \d+ faults in \d+ of \d+ games \(no_hello \d+\); "
+                r"baseline: 0 faults in \d+ games", out) is not None,
       f"... and the summary shows the faults per side ({out.strip()[-200:]})")
 
 crash = f"{HOSTILE} --mode crash --after 3"
@@ -127,7 +127,7 @@ marker = os.path.join(work, "crashed-once")
 rare = once(marker, f"{HOSTILE} --mode crash --after 2", GREEDY)
 rc, out, err, d = compare("rare", "--candidate", rare, "--baseline", RANDOM, "--max-blocks", "80")
 check(rc == 0 and "NOT WORSE" in out and
-      re.search(r"faults: candidate 2 faults in 2 of \d+ games \(crash 2\)", out),
+      re.search(r"faults: candidate: 2 faults in 2 of \d+ games \(crash 2\)", out),
       f"compare, one crash: still a verdict, the faults counted "
       f"({rc}: {out.strip()[-300:]} {err.strip()[-200:]})")
 rc, out, err, d = compare("share0", "--candidate", once(marker + "2", f"{HOSTILE} --mode crash --after 2", GREEDY),
@@ -135,7 +135,7 @@ rc, out, err, d = compare("share0", "--candidate", once(marker + "2", f"{HOSTILE
 check(rc == 0, f"--fault-share 0 still needs 3 faulty games ({rc})")
 
 rc, out, err, d = compare("clean", "--candidate", GREEDY, "--baseline", RANDOM, "--max-blocks", "80")
-check(rc == 0 and re.search(r"faults: candidate 0 faults in (\d+) games; baseline 0 faults in \1 games", out),
+check(rc == 0 and re.search(r"faults: candidate: 0 faults in (\d+) games; baseline: 0 faults in \1 games", out),
       f"a clean comparison shows 0 faults per side ({out.strip()[-400:]})")
 check(re.search(r"^blocks +10 +LLR .*faults: candidate 0, baseline 0$", out, re.M) and
       not re.search(r"^blocks +(2|4|6|8) ", out, re.M),
@@ -186,7 +186,7 @@ check(len(res["A"]) == 8 and math.isfinite(want) and abs(got - want) < 0.1,
 rc, out, err, d = compare("inconclusive", "--candidate", RANDOM, "--baseline", RANDOM,
                           "--max-blocks", "12", "--quiet")
 check(rc == 2 and re.search(r"verdict: inconclusive at the block limit \(12\): the games so far "
-                            r"fit both \"-20 Elo worse\" and \"0\"; at this rate (about \d+ more "
+                            r"cannot tell H0 \(-40 Elo: worse\) from H1 \(\+0 Elo: not worse\); at this rate (about \d+ more "
                             r"blocks would decide \(--max-blocks \d+\)|far more blocks than 12 "
                             r"would be needed)", out),
       f"the inconclusive verdict says what it means and how far a decision is ({out.strip()[-250:]})")
