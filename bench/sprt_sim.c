@@ -232,7 +232,8 @@ int main(int argc, char **argv)
     int *at = malloc(sizeof *at * (size_t)runs);   /* blocks to a verdict */
     int *verdict = malloc(sizeof *verdict * (size_t)runs);
     maat_rng r;
-    maat_rng_seed(&r, seed);
+    maat_seed key;
+    maat_rng_seed(&r, maat_seed_from_u64(&key, seed));
     for (int run = 0; run < runs; run++) {
         double hist[GRID + 1] = {0};
         verdict[run] = 2;

@@ -22,7 +22,8 @@
  * or H0 (worse: exit 1), or the block limit is reached (exit 2).  A bot
  * that cannot start or faults too often (faults.h) ends the run with an
  * error instead (exit 3): its games say nothing about strength.  So does a
- * referee that fails.  Every bot's output goes to LOG_DIR/MATCH/BOT.log.
+ * referee that fails.  Every bot's output goes to LOG_DIR/MATCH-GAME-BOT.log
+ * (the referee's --log-dir; the ladder line names each seat's log).
  *
  * With --pin, the k-th referee of a wave runs on the k-th allowed CPU
  * (wrapping), with its bots, as `maat-ladder run --pin` does (pin.h); with
@@ -113,13 +114,12 @@ static void run_id(const maat_compare *c, int b, int run, char *out,
  * run 1) in seat 0 of game 0, the rest as the design says. */
 static char **run_argv(const maat_compare *c, int b, int run)
 {
-    char id[96], logs[4200], names[MAAT_MAX_SEATS][32];
+    char id[96], names[MAAT_MAX_SEATS][32];
     run_id(c, b, run, id, sizeof id);
-    snprintf(logs, sizeof logs, "%s/%s", c->log_dir, id);
     maat_referee_cmd rc = {
         .referee = c->referee, .game = c->game,
         .seed = c->seed + (uint64_t)b, .duplicate = 1, .match_id = id,
-        .ladder = c->ladder, .log_dir = logs, .seats = c->seats,
+        .ladder = c->ladder, .log_dir = c->log_dir, .seats = c->seats,
         .extra = c->referee_args, .n_extra = c->n_referee_args};
     rc.name[0] = run ? "baseline" : "candidate";
     rc.command[0] = run ? c->baseline : c->candidate;
@@ -335,17 +335,14 @@ static int report_broken(const maat_compare *c, const tally *t)
         const maat_fault_tally *ft = &t->side[s];
         if (!maat_fault_tally_broken(ft, c->fault_share))
             continue;
-        char buf[32], what[256], match[96];
+        char buf[32], what[256], log[1024];
         maat_fault_tally_describe(ft, what, sizeof what);
-        snprintf(match, sizeof match, "%s", ft->first_game);
-        char *dash = strrchr(match, '-'); /* game id = match id + "-k" */
-        if (dash)
-            *dash = 0;
+        maat_fault_tally_log(ft, c->ladder, log, sizeof log);
         fprintf(stderr, "maat-ladder compare: the %s is broken, not weak: "
-                "%s\n  first in game %s: %s\n  command: %s\n  its output "
-                "and the other bots' of that match: %s/%s/\n",
-                side_name(s, buf, sizeof buf), what, ft->first_game,
-                ft->first_detail, side_command(c, s), c->log_dir, match);
+                "%s\n  first in game %s: %s\n  command: %s\n  its output: "
+                "%s\n", side_name(s, buf, sizeof buf), what, ft->first_game,
+                ft->first_detail, side_command(c, s),
+                *log ? log : c->log_dir);
         broken++;
     }
     return broken;
@@ -465,7 +462,7 @@ static int wait_wave(const maat_compare *c, int first, const pid_t *pids,
         run_id(c, b, run, id, sizeof id);
         rc = maat_error_set(err, MAAT_EIO, "block %d, the %s's run: the "
                             "referee exited with %d%s (its own messages are "
-                            "above); the bots' output: %s/%s/", b,
+                            "above); the bots' output: %s/%s-*.log", b,
                             run ? "baseline" : "candidate", code,
                             code == 1 ? ", could not hold the match" :
                             code == 2 ? ", a usage error: check "

@@ -26,7 +26,7 @@ typedef struct maat_compare {
     uint64_t seed;
     const char *referee;
     const char *ladder;  /* where the referees append */
-    const char *log_dir; /* each referee's bot logs go to LOG_DIR/MATCH/ */
+    const char *log_dir; /* the referees' --log-dir: MATCH-GAME-BOT.log */
     char **referee_args;
     int n_referee_args;
     double fault_share;  /* faults.h */

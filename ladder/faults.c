@@ -34,7 +34,21 @@ void maat_fault_tally_add(maat_fault_tally *t, const maat_ladder_game *g,
     if (!t->faulty_games++) {
         snprintf(t->first_game, sizeof t->first_game, "%s", g->id);
         first_fault(g, seat, t->first_detail, sizeof t->first_detail);
+        const char *log = json_string_value(
+            json_array_get(json_object_get(g->line, "logs"), (size_t)seat));
+        snprintf(t->first_log, sizeof t->first_log, "%s", log ? log : "");
     }
+}
+
+void maat_fault_tally_log(const maat_fault_tally *t, const char *ladder,
+                          char *out, size_t len)
+{
+    const char *slash = strrchr(ladder, '/');
+    if (!t->first_log[0] || t->first_log[0] == '/' || !slash)
+        snprintf(out, len, "%s", t->first_log);
+    else
+        snprintf(out, len, "%.*s/%s", (int)(slash - ladder), ladder,
+                 t->first_log);
 }
 
 int maat_fault_tally_broken(const maat_fault_tally *t, double share)

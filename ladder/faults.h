@@ -27,12 +27,19 @@ typedef struct maat_fault_tally {
     int faulty_games; /* games with at least one fault */
     int kinds[LADDER_FAULT_KINDS]; /* fault events by kind */
     char first_game[96];           /* the first game with a fault ... */
-    char first_detail[256];        /* ... its first fault, "kind: detail" */
+    char first_detail[512];        /* ... its first fault, "kind: detail" */
+    char first_log[512];           /* ... the bot's log as the ladder line
+                                      names it (relative to the ladder
+                                      file's directory), "" without one */
 } maat_fault_tally;
 
 /* Count game g for the bot in `seat`. */
 void maat_fault_tally_add(maat_fault_tally *t, const maat_ladder_game *g,
                           int seat);
+/* first_log as a path from here: `ladder` is the file the game came from.
+ * "" when the game has no log. */
+void maat_fault_tally_log(const maat_fault_tally *t, const char *ladder,
+                          char *out, size_t len);
 /* Broken: a no_hello fault in any game, or faults in more than `share` of
  * the games and in at least MAAT_FAULT_MIN_GAMES of them. */
 int maat_fault_tally_broken(const maat_fault_tally *t, double share);

@@ -147,7 +147,7 @@ static void usage_compare(FILE *f)
 "  --referee-arg ARG   passed to every referee (repeat), e.g.\n"
 "                      --referee-arg=--time --referee-arg=200\n"
 "  --ladder FILE       keep the games in FILE (default: a temporary file)\n"
-"  --log-dir DIR       keep every bot's output in DIR/MATCH/BOT.log\n"
+"  --log-dir DIR       keep every bot's output in DIR/MATCH-GAME-BOT.log\n"
 "                      (default: a temporary directory, kept on an error)\n"
 "  --fault-share S     faults in more than this share of a side's games (and\n"
 "                      in 3 or more), or a bot that never says hello: exit 3\n"

@@ -502,23 +502,25 @@ static void progress(int tty, int done, int total, int n_done, int left,
 static int report_broken(const maat_tournament *t, const follower *f,
                          double share)
 {
-    int broken = 0;
+    int broken = 0, logged = 0;
     for (int b = 0; b < t->n_bots; b++) {
         const maat_fault_tally *ft = &f->tally[b];
         if (!maat_fault_tally_broken(ft, share))
             continue;
-        char what[256];
+        char what[256], log[1024];
         maat_fault_tally_describe(ft, what, sizeof what);
+        maat_fault_tally_log(ft, t->ladder, log, sizeof log);
         fprintf(stderr, "maat-ladder: bot '%s' is broken, not weak: %s; "
-                "first in game %s: %s\n", t->bots[b].name, what,
-                ft->first_game, ft->first_detail);
+                "first in game %s: %s%s%s\n", t->bots[b].name, what,
+                ft->first_game, ft->first_detail, *log ? "; its output: " : "",
+                log);
+        logged |= *log != 0;
         broken++;
     }
-    if (broken)
+    if (broken && !logged)
         fprintf(stderr, "maat-ladder: the faults are in the ladder lines "
                 "(\"faults\"); to keep the bots' own output, add "
-                "\"referee_args\": [\"--log-dir\", \"DIR\"] and run one "
-                "match (maat-ladder plan prints its command)\n");
+                "\"referee_args\": [\"--log-dir\", \"DIR\"] to the config\n");
     return broken;
 }
 

@@ -91,15 +91,15 @@ check(rc == 3 and f"cannot spawn {missing}" in err and "WORSE" not in out,
 
 dies = "echo oops-marker-start >&2; echo second line >&2; exit 1"
 rc, out, err, d = compare("dies", "--candidate", dies, "--baseline", RANDOM, "--max-blocks", "20")
-m = re.search(r"its output and the other bots' of that match: (\S+)/\n", err)
-logdir = m.group(1) if m else ""
-logs = [os.path.join(logdir, f) for f in os.listdir(logdir)] if os.path.isdir(logdir) else []
+m = re.search(r"its output: (\S+)\n", err)
+log = m.group(1) if m else ""
 check(rc == 3 and "the candidate is broken, not weak" in err and "no_hello" in err and
       "oops-marker-start | second line" in err and "WORSE" not in out,
       f"compare, candidate dies at start: exit 3, 'broken, not weak', no_hello, its "
       f"first output lines ({rc}: {err.strip()[-400:]})")
-check(any("oops-marker-start" in open(f, errors="replace").read() for f in logs),
-      f"... the log directory it names holds its output ({logdir}: {logs})")
+check(log.startswith(os.path.join(d, "logs") + "/") and os.path.isfile(log) and
+      "oops-marker-start" in open(log, errors="replace").read(),
+      f"... the log file it names holds its output ({log})")
 check(re.search(r"faults: candidate: \d+ faults in \d+ of \d+ games \(no_hello \d+\); "
                 r"baseline: 0 faults in \d+ games", out) is not None,
       f"... and the summary shows the faults per side ({out.strip()[-200:]})")
@@ -199,6 +199,12 @@ check(rc == 3 and "bot 'dead' is broken, not weak" in err and "no_hello" in err 
       "oops-marker-start" in err and "bot 'good'" not in err and "dead" in out,
       f"run with a bot that dies at start: exit 3 naming it; standings still printed "
       f"({rc}: {err.strip()[-300:]})")
+conf, lad = write_config("brokenlog", seats=2, matches=1, referee_args=["--log-dir", os.path.join(work, "runlogs")],
+                         bots=bots(("good", RANDOM), ("dead", dies)))
+rc, out, err = ladder("run", conf, "--quiet")
+m = re.search(r"its output: (\S+)\n", err)
+check(rc == 3 and m and os.path.isfile(m.group(1)) and "oops-marker-start" in open(m.group(1)).read(),
+      f"run with --log-dir: the broken bot's report names its log ({err.strip()[-300:]})")
 conf, lad = write_config("nobin", seats=2, matches=2,
                          bots=bots(("good", RANDOM), ("gone", missing)))
 rc, out, err = ladder("run", conf, "--quiet")
