@@ -76,4 +76,8 @@ echo
 "$root/bench/bench_memory.sh" --build "$build"
 echo
 
+# --- standings of a 1,000,000-game ladder file: time and peak RSS -------
+python3 "$root/bench/bench_standings.py" --build "$build"
+echo
+
 # --- add further bench programs here (and to benches=() above)

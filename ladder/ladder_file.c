@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ladder_file.h"
 
@@ -19,9 +20,10 @@ static int str_field(json_t *o, const char *key, char *out, size_t len)
 
 /* Check and copy one parsed line; a message in `why` when it is not a
  * ladder line we understand. */
-static int parse_game(json_t *j, maat_ladder_game *g, const char **why)
+int maat_ladder_parse(json_t *j, maat_ladder_game *g, const char **why)
 {
     memset(g, 0, sizeof *g);
+    g->line = j;
     json_t *bots = json_object_get(j, "bots"), *ranks = json_object_get(j, "ranks");
     json_t *scores = json_object_get(j, "scores"), *out = json_object_get(j, "out");
     json_t *faults = json_object_get(j, "faults");
@@ -140,12 +142,14 @@ static int add_game(maat_ladder *l, maat_ladder_game *g, json_t *j)
     return MAAT_OK;
 }
 
-/* Read lines from f, starting at byte *offset (line number *lineno).  With
- * `whole_only`, an unterminated last line (a writer still writing) is left
- * unread for the next call; otherwise it is a torn line, reported. */
-static int read_lines(maat_ladder *l, FILE *f, const char *path, long *offset,
-                      int *lineno, int whole_only, FILE *report,
-                      maat_error *err)
+/* Read lines from f, starting at byte *offset (line number *lineno), and
+ * hand each parsed game to `each` (its line is freed after the call unless
+ * `each` took it: *taken = 1).  With `whole_only`, an unterminated last
+ * line (a writer still writing) is left unread for the next call;
+ * otherwise it is a torn line, reported. */
+static int read_lines(FILE *f, const char *path, long *offset, int *lineno,
+                      int whole_only, FILE *report, size_t *bad,
+                      maat_ladder_each each, void *ctx, maat_error *err)
 {
     if (fseek(f, *offset, SEEK_SET) != 0)
         return maat_error_set(err, MAAT_EIO, "%s: %s", path, strerror(errno));
@@ -167,50 +171,62 @@ static int read_lines(maat_ladder *l, FILE *f, const char *path, long *offset,
         json_t *j = json_loadb(line, (size_t)n, 0, &je);
         const char *why = je.text;
         maat_ladder_game g;
-        if (!j || parse_game(j, &g, &why) != 0) {
+        if (!j || maat_ladder_parse(j, &g, &why) != 0) {
             if (report)
                 fprintf(report, "%s:%d: %s; line skipped%s\n", path, *lineno,
                         why, torn ? " (a torn last line: a writer stopped "
                                     "mid-write)" : "");
-            l->bad_lines++;
+            ++*bad;
             json_decref(j);
             continue;
         }
-        if (add_game(l, &g, j))
+        int taken = 0;
+        if (each(ctx, &g, &taken))
             rc = maat_error_set(err, MAAT_ENOMEM, "out of memory");
+        if (!taken)
+            json_decref(j);
     }
     free(line);
     return rc;
 }
 
-int maat_ladder_read(maat_ladder *l, const char *path, int missing_ok,
-                     FILE *report, maat_error *err)
-{
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (errno == ENOENT && missing_ok)
-            return MAAT_OK;
-        return maat_error_set(err, MAAT_EIO, "%s: %s", path, strerror(errno));
-    }
-    long offset = 0;
-    int lineno = 0;
-    int rc = read_lines(l, f, path, &offset, &lineno, 0, report, err);
-    fclose(f);
-    return rc;
-}
-
-int maat_ladder_follow(maat_ladder *l, maat_ladder_cursor *c, FILE *report,
-                       maat_error *err)
+int maat_ladder_scan(maat_ladder_cursor *c, int whole_only, FILE *report,
+                     size_t *bad, maat_ladder_each each, void *ctx,
+                     maat_error *err)
 {
     FILE *f = fopen(c->path, "r");
     if (!f)
         return errno == ENOENT ? MAAT_OK
                                : maat_error_set(err, MAAT_EIO, "%s: %s",
                                                 c->path, strerror(errno));
-    size_t before = l->count;
-    int rc = read_lines(l, f, c->path, &c->offset, &c->lineno, 1, report,
-                        err);
+    int rc = read_lines(f, c->path, &c->offset, &c->lineno, whole_only,
+                        report, bad, each, ctx, err);
     fclose(f);
+    return rc;
+}
+
+/* maat_ladder_each for a maat_ladder: keep the game and its line. */
+static int keep_game(void *ctx, const maat_ladder_game *g, int *taken)
+{
+    maat_ladder_game copy = *g;
+    *taken = 1;
+    return add_game(ctx, &copy, g->line);
+}
+
+int maat_ladder_read(maat_ladder *l, const char *path, int missing_ok,
+                     FILE *report, maat_error *err)
+{
+    if (!missing_ok && access(path, R_OK) != 0)
+        return maat_error_set(err, MAAT_EIO, "%s: %s", path, strerror(errno));
+    maat_ladder_cursor c = {.path = path};
+    return maat_ladder_scan(&c, 0, report, &l->bad_lines, keep_game, l, err);
+}
+
+int maat_ladder_follow(maat_ladder *l, maat_ladder_cursor *c, FILE *report,
+                       maat_error *err)
+{
+    size_t before = l->count;
+    int rc = maat_ladder_scan(c, 1, report, &l->bad_lines, keep_game, l, err);
     c->added = l->count - before;
     return rc;
 }

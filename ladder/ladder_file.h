@@ -65,4 +65,22 @@ int maat_ladder_follow(maat_ladder *l, maat_ladder_cursor *c, FILE *report,
                        maat_error *err);
 void maat_ladder_free(maat_ladder *l);
 
+/* Check and copy one parsed ladder line into g (g->line = j, not owned);
+ * -1 with a message in *why when it is not a line we understand. */
+int maat_ladder_parse(json_t *j, maat_ladder_game *g, const char **why);
+
+/* Reading without keeping: every game of the lines from c->offset on is
+ * handed to `each` with its parsed line in g->line, freed after the call
+ * unless `each` sets *taken (then it owns it).  A nonzero return from
+ * `each` stops the scan with MAAT_ENOMEM.  Bad lines are reported to
+ * `report` (may be NULL) and counted in *bad.  With `whole_only` an
+ * unterminated last line is left for the next call (a writer still
+ * writing); else it is a torn line.  A missing file has no lines.  Memory
+ * stays that of one line, whatever the file's size (docs/LADDER.md). */
+typedef int (*maat_ladder_each)(void *ctx, const maat_ladder_game *g,
+                                int *taken);
+int maat_ladder_scan(maat_ladder_cursor *c, int whole_only, FILE *report,
+                     size_t *bad, maat_ladder_each each, void *ctx,
+                     maat_error *err);
+
 #endif

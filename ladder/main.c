@@ -21,6 +21,7 @@
 #include "ladder_file.h"
 #include "record.h"
 #include "standings.h"
+#include "tally.h"
 #include "tournament.h"
 
 /* ---- help ---------------------------------------------------------------- */
@@ -316,28 +317,32 @@ static char *sibling(const char *dir, const char *name)
 static int show_standings(const char **files, int n, const char *game,
                           const char *format)
 {
-    maat_ladder l = {0};
+    maat_tally t;
     maat_error err = {0};
-    for (int i = 0; i < n; i++)
-        if (maat_ladder_read(&l, files[i], 0, stderr, &err)) {
-            fprintf(stderr, "maat-ladder: %s\n", err.msg);
-            maat_ladder_free(&l);
-            return 2;
-        }
-    if (l.bad_lines)
-        fprintf(stderr, "maat-ladder: %zu bad line%s skipped\n", l.bad_lines,
-                l.bad_lines == 1 ? "" : "s");
-    maat_rating_params p;
-    maat_rating_params_default(&p);
-    maat_standings s;
-    int rc = maat_standings_compute(&l, game, &p, &s);
-    if (rc)
-        fprintf(stderr, "maat-ladder: out of memory\n");
-    else
-        maat_standings_print(&s, format, stdout);
-    maat_standings_free(&s);
-    maat_ladder_free(&l);
-    return rc ? 1 : 0;
+    maat_tally_init(&t, game);
+    t.recent_cap = 0;
+    t.history_points = 4;
+    int rc = 0;
+    for (int i = 0; i < n && !rc; i++) {
+        maat_ladder_cursor c = {.path = files[i]};
+        if (access(files[i], R_OK) != 0)
+            rc = maat_error_set(&err, MAAT_EIO, "%s: %s", files[i],
+                                strerror(errno));
+        else
+            rc = maat_tally_read(&t, &c, 0, stderr, &err);
+    }
+    if (rc) {
+        fprintf(stderr, "maat-ladder: %s\n", err.msg);
+        maat_tally_free(&t);
+        return 2;
+    }
+    if (t.bad_lines)
+        fprintf(stderr, "maat-ladder: %zu bad line%s skipped\n", t.bad_lines,
+                t.bad_lines == 1 ? "" : "s");
+    maat_tally_fit_elo(&t);
+    maat_standings_print(&t.s, format, stdout);
+    maat_tally_free(&t);
+    return 0;
 }
 
 static int cmd_standings(int argc, char **argv)

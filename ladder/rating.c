@@ -76,21 +76,33 @@ void maat_openskill_rate(const maat_rating_params *p, maat_rating *r,
 int maat_elo_fit(int n, int m, const int *a, const int *b,
                  const double *score, double *elo, double *ci)
 {
-    /* counts[i*n+j] games between i and j; wins[i] = total score + 0.5 */
     double *games = calloc((size_t)n * (size_t)n, sizeof *games);
     double *wins = calloc((size_t)n, sizeof *wins);
+    int it = -1;
+    if (games && wins) {
+        for (int k = 0; k < m; k++) {
+            games[a[k] * n + b[k]] += 1;
+            games[b[k] * n + a[k]] += 1;
+            wins[a[k]] += score[k];
+            wins[b[k]] += 1.0 - score[k];
+        }
+        it = maat_elo_fit_counts(n, games, wins, elo, ci);
+    }
+    free(games);
+    free(wins);
+    return it;
+}
+
+int maat_elo_fit_counts(int n, const double *games, const double *score,
+                        double *elo, double *ci)
+{
+    double *wins = malloc(sizeof *wins * (size_t)n);
     double *g = malloc(sizeof *g * (size_t)n), *next = malloc(sizeof *next * (size_t)n);
     int it = -1;
-    if (!games || !wins || !g || !next)
+    if (!wins || !g || !next)
         goto out;
-    for (int k = 0; k < m; k++) {
-        games[a[k] * n + b[k]] += 1;
-        games[b[k] * n + a[k]] += 1;
-        wins[a[k]] += score[k];
-        wins[b[k]] += 1.0 - score[k];
-    }
     for (int i = 0; i < n; i++) {
-        wins[i] += 0.5; /* the virtual draw against strength 1 */
+        wins[i] = score[i] + 0.5; /* the virtual draw against strength 1 */
         g[i] = 1.0;
     }
     double logsum = 0;
@@ -129,7 +141,6 @@ int maat_elo_fit(int n, int m, const int *a, const int *b,
     for (int i = 0; i < n; i++) /* mean 0 */
         elo[i] -= logsum / n;
 out:
-    free(games);
     free(wins);
     free(g);
     free(next);

@@ -35,5 +35,10 @@ double maat_rating_display(const maat_rating *r);
  * finite.  Returns the number of iterations, or -1 if it did not converge. */
 int maat_elo_fit(int n, int m, const int *a, const int *b,
                  const double *score, double *elo, double *ci);
+/* The same fit from totals, for callers that count games as they stream
+ * past: games[i*n+j] games between i and j (symmetric), score[i] the sum
+ * of i's scores in them. */
+int maat_elo_fit_counts(int n, const double *games, const double *score,
+                        double *elo, double *ci);
 
 #endif
