@@ -124,7 +124,7 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
         if (!slash)
             continue;
         *slash = 0;
-        if (access(w, F_OK) != 0 || contains(w, cwd))
+        if (access(w, F_OK) != 0)
             continue;
         add(out, len, "--ro-bind");
         add_quoted(out, len, w);
