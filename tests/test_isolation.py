@@ -24,26 +24,8 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.environ.get('MAAT_BUILD_ROOT', os.path.join(HERE, '..', 'build'))
-REFEREE = os.environ.get('MAAT_REFEREE',
-                         os.path.join(BUILD, 'referee', 'maat-referee'))
-RANDOM = os.environ.get('MAAT_RANDOM',
-                        os.path.join(BUILD, 'sample-bots', 'maat-random'))
-
-failures = []
-passes = 0
-
-
-def check(cond, what, detail=''):
-    global passes
-    if cond:
-        passes += 1
-        print('ok   ' + what, flush=True)
-    else:
-        failures.append(what)
-        print('FAIL ' + what + (' -- ' + detail[-800:] if detail else ''),
-              flush=True)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from maattest import RANDOM, REFEREE, check, report  # noqa: E402
 
 
 PROBE = r'''#!/bin/sh
@@ -259,10 +241,7 @@ def main():
         isolated_match(tmp)
         sigkill(tmp)
         unavailable(tmp)
-    print('%d passed, %d failed' % (passes, len(failures)))
-    for f in failures:
-        print('  failed: ' + f)
-    return 1 if failures else 0
+    return report()
 
 
 if __name__ == '__main__':

@@ -29,39 +29,15 @@ import sys
 import tempfile
 import time
 
-try:
-    import msgpack
-    import zmq
-except ImportError:  # another python3 first on PATH: use Debian's
-    if sys.executable != '/usr/bin/python3' and os.path.exists(
-            '/usr/bin/python3'):
-        os.execv('/usr/bin/python3', ['/usr/bin/python3'] + sys.argv)
-    print('python3-zmq and python3-msgpack are needed')
-    sys.exit(1)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from maattest import (HOSTILE, RANDOM, REFEREE, check, debian_python_for,
+                      report)
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.environ.get('MAAT_BUILD_ROOT', os.path.join(HERE, '..', 'build'))
-REFEREE = os.environ.get('MAAT_REFEREE',
-                         os.path.join(BUILD, 'referee', 'maat-referee'))
-RANDOM = os.environ.get('MAAT_RANDOM',
-                        os.path.join(BUILD, 'sample-bots', 'maat-random'))
+debian_python_for('msgpack', 'zmq')
+import msgpack  # noqa: E402
+import zmq  # noqa: E402
+
 GUARD_S = 120
-
-failures = []
-passes = 0
-
-
-def check(cond, what, detail=''):
-    global passes
-    if cond:
-        passes += 1
-        print('ok   ' + what, flush=True)
-    else:
-        failures.append(what)
-        print('FAIL ' + what + (' -- ' + detail[-800:] if detail else ''),
-              flush=True)
-    return cond
-
 
 def start_referee(d, extra, bots=2, preexec=None, remote=()):
     """A referee on ipc://d/ep with `bots` random bots and remote seats."""
@@ -439,8 +415,6 @@ def short_write(tmp):
     check(now == head, 'a short ladder write leaves no torn line')
 
 
-HOSTILE = os.environ.get('MAAT_HOSTILE',
-                         os.path.join(BUILD, 'tests', 'maat-hostile-bot'))
 
 
 def nice_of(pid):
@@ -517,11 +491,7 @@ def main():
         short_write(tmp)
         idle_priority(tmp, False)
         idle_priority(tmp, True)
-    print('%d passed, %d failed (%.1f s)' % (passes, len(failures),
-                                              time.monotonic() - t0))
-    for f in failures:
-        print('  failed: ' + f)
-    return 1 if failures else 0
+    return report(t0)
 
 
 if __name__ == '__main__':

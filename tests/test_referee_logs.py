@@ -15,28 +15,12 @@ import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.environ.get('MAAT_BUILD_ROOT', os.path.join(HERE, '..', 'build'))
-REFEREE = os.environ.get('MAAT_REFEREE',
-                         os.path.join(BUILD, 'referee', 'maat-referee'))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from maattest import HERE, REFEREE, check, report  # noqa: E402
+
 PY = '/usr/bin/python3' if os.path.exists('/usr/bin/python3') else \
     sys.executable
 CHATTY = os.path.join(HERE, 'bots', 'chatty.py')
-
-failures = []
-passes = 0
-
-
-def check(cond, what, detail=''):
-    global passes
-    if cond:
-        passes += 1
-        print('ok   ' + what, flush=True)
-    else:
-        failures.append(what)
-        print('FAIL ' + what + (' -- ' + detail[-600:] if detail else ''),
-              flush=True)
-
 
 def main():
     with tempfile.TemporaryDirectory(prefix='maat-logs-') as d:
@@ -81,8 +65,7 @@ def main():
                 if k == 0:
                     check('starting' in text, 'game 0, %s: what it wrote '
                           'before the first decision is kept, untagged' % bot)
-    print('%d passed, %d failed' % (passes, len(failures)))
-    return 1 if failures else 0
+    return report()
 
 
 if __name__ == '__main__':
