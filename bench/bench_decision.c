@@ -179,7 +179,7 @@ static int run_series(const series *s, block *b, vec *wall_us, vec *cpu_us)
     maat_match_config c;
     maat_match_config_init(&c);
     c.rules = maat_rules_find("pyramids");
-    c.seed = s->seed;
+    maat_seed_from_u64(&c.seed, s->seed);
     c.games = s->games;
     c.quiet = 1;
     c.endpoint = s->endpoint;

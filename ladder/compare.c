@@ -61,7 +61,6 @@ void maat_compare_defaults(maat_compare *c)
     c->beta = MAAT_COMPARE_BETA;
     c->max_blocks = MAAT_COMPARE_MAX_BLOCKS;
     c->jobs = 2;
-    c->seed = 1;
     c->fault_share = MAAT_FAULT_SHARE;
     c->report_every = 10;
 }
@@ -114,11 +113,13 @@ static void run_id(const maat_compare *c, int b, int run, char *out,
  * run 1) in seat 0 of game 0, the rest as the design says. */
 static char **run_argv(const maat_compare *c, int b, int run)
 {
-    char id[96], names[MAAT_MAX_SEATS][32];
+    char id[96], names[MAAT_MAX_SEATS][32], label[32];
     run_id(c, b, run, id, sizeof id);
+    snprintf(label, sizeof label, "block %d", b);
     maat_referee_cmd rc = {
-        .referee = c->referee, .game = c->game,
-        .seed = c->seed + (uint64_t)b, .duplicate = 1, .match_id = id,
+        .referee = c->referee, .game = c->game, .seed = c->seed,
+        .seed_file = c->key_file, .seed_label = label, .duplicate = 1,
+        .match_id = id,
         .ladder = c->ladder, .log_dir = c->log_dir, .seats = c->seats,
         .extra = c->referee_args, .n_extra = c->n_referee_args};
     rc.name[0] = run ? "baseline" : "candidate";

@@ -23,7 +23,11 @@ typedef struct maat_compare {
     double elo0, elo1, alpha, beta; /* Elo: head to head, candidate minus
                                        baseline */
     int max_blocks, jobs;
-    uint64_t seed;
+    /* Block b is dealt derive(key, "block b") (docs/RNG.md), the key being
+     * `seed` (public, for CI and bug reports) or, when it is NULL, a secret
+     * one the referees read from key_file. */
+    const char *seed;
+    const char *key_file;
     const char *referee;
     const char *ladder;  /* where the referees append */
     const char *log_dir; /* the referees' --log-dir: MATCH-GAME-BOT.log */
@@ -36,7 +40,7 @@ typedef struct maat_compare {
     char tag[24]; /* unique per run: match ids never meet an old run's */
 } maat_compare;
 
-/* The defaults above; 2 seats of pyramids, 2 jobs, seed 1, fault share
+/* The defaults above; 2 seats of pyramids, 2 jobs, no seed, fault share
  * MAAT_FAULT_SHARE, a progress line every 10 blocks. */
 void maat_compare_defaults(maat_compare *c);
 

@@ -144,7 +144,9 @@ static void usage_compare(FILE *f)
 "  --alpha A --beta B  error rates, each in (0, 0.5) (default %g, %g)\n"
 "  --max-blocks N      give up (exit 2) after N blocks (default %d)\n"
 "  --jobs N            referees at once, 1..256 (default 2)\n"
-"  --seed S            block b plays deal S + b (default 1)\n"
+"  --seed S            a public key: block b plays the deal derive(S,\n"
+"                      'block b') (docs/RNG.md), the same every run; default:\n"
+"                      a secret key from the OS, new every run\n"
 "  --referee-arg ARG   passed to every referee (repeat), e.g.\n"
 "                      --referee-arg=--time --referee-arg=200\n"
 "  --ladder FILE       keep the games in FILE (default: a temporary file)\n"
@@ -474,9 +476,10 @@ static int cmd_demo(int argc, char **argv)
     t.duplicate = 1;
     t.jobs = jobs;
     t.pin = pin;
-    t.seed = 1;
     t.hero = -1;
     t.ladder = (char *)ladder;
+    if (asprintf(&t.key_file, "%s.demo.key", ladder) < 0)
+        t.key_file = NULL;
     t.referee = sibling("referee", "maat-referee");
     maat_tour_bot bots[4] = {{"random", random}, {"random2", random},
                              {"greedy", greedy}, {"mcts", mcts_cmd}};
@@ -497,6 +500,7 @@ static int cmd_demo(int argc, char **argv)
         rc = show_standings(files, 1, "pyramids", "table");
     }
     free(t.referee);
+    free(t.key_file);
     free(random);
     free(greedy);
     free(mcts);
@@ -639,7 +643,8 @@ static int cmd_compare(int argc, char **argv)
         {"--max-blocks", O_INT, &c.max_blocks, 1, 100000000, "blocks before "
          "giving up", NULL},
         {"--jobs", O_INT, &c.jobs, 1, 256, JOBS_WHAT, NULL},
-        {"--seed", O_U64, &c.seed, 0, 0, "the deal of block 0", NULL},
+        {"--seed", O_STR, &c.seed, 0, 0, "a seed: 0 to 2^64-1 or 64 hex "
+         "digits", NULL},
         {"--referee-arg", O_LIST, extra, 0, 64, "one referee argument",
          &c.n_referee_args},
         {"--ladder", O_STR, &ladder, 0, 0, "a ladder file", NULL},
@@ -659,13 +664,20 @@ static int cmd_compare(int argc, char **argv)
         return rc < 0 ? 0 : rc;
     if ((rc = compare_check(&c)))
         return rc;
+    maat_seed key;
+    maat_error serr = {0};
+    if (c.seed && maat_seed_parse(&key, c.seed, &serr) != MAAT_OK) {
+        fprintf(stderr, "maat-ladder compare: --seed: %s\n", serr.msg);
+        return 3;
+    }
     for (int i = 0; i < c.n_field; i++)
         c.field[i] = field[i];
     c.referee_args = (char **)extra;
     unique_tag(c.tag, sizeof c.tag);
-    /* the games and logs go to a private directory unless named */
-    char tmp[] = "/tmp/maat-compare-XXXXXX", path[64], logs[64];
-    int made_tmp = !ladder || !log_dir;
+    /* the games and logs go to a private directory unless named, and so
+     * does the secret key when there is no --seed */
+    char tmp[] = "/tmp/maat-compare-XXXXXX", path[64], logs[64], keyf[64];
+    int made_tmp = !ladder || !log_dir || !c.seed;
     if (made_tmp && !mkdtemp(tmp)) {
         fprintf(stderr, "maat-ladder compare: cannot make a temporary "
                 "directory under /tmp: %s\n", strerror(errno));
@@ -678,6 +690,15 @@ static int cmd_compare(int argc, char **argv)
     if (!log_dir) {
         snprintf(logs, sizeof logs, "%s/logs", tmp);
         log_dir = logs;
+    }
+    if (!c.seed) {
+        snprintf(keyf, sizeof keyf, "%s/seed.key", tmp);
+        c.key_file = keyf;
+        if (maat_seed_key_file(&key, keyf, &serr) != MAAT_OK) {
+            fprintf(stderr, "maat-ladder compare: %s\n", serr.msg);
+            remove_tree(tmp);
+            return 3;
+        }
     }
     if (mkdir(log_dir, 0755) != 0 && errno != EEXIST) {
         fprintf(stderr, "maat-ladder compare: --log-dir %s: %s\n", log_dir,

@@ -48,8 +48,10 @@ char **maat_referee_argv(const maat_referee_cmd *c)
     push(&b, c->referee ? c->referee : "maat-referee");
     push(&b, "--game");
     push(&b, c->game);
-    push(&b, "--seed");
-    push_num(&b, c->seed);
+    push(&b, c->seed ? "--seed" : "--seed-file");
+    push(&b, c->seed ? c->seed : c->seed_file);
+    push(&b, "--seed-label");
+    push(&b, c->seed_label);
     push(&b, "--match-id");
     push(&b, c->match_id);
     push(&b, "--ladder");
@@ -64,6 +66,7 @@ char **maat_referee_argv(const maat_referee_cmd *c)
         push_num(&b, (unsigned long long)c->seats);
         push(&b, "--same-deal");
         push(&b, "--fixed-seats");
+        push(&b, "--fresh-bots");
     }
     for (int s = 0; s < c->seats; s++) {
         size_t len = strlen(c->name[s]) + strlen(c->command[s]) + 2;

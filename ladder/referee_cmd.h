@@ -14,9 +14,14 @@
 typedef struct maat_referee_cmd {
     const char *referee;   /* path of maat-referee; NULL: "maat-referee" */
     const char *game;
-    uint64_t seed;
+    /* The match's seed is derive(key, seed_label) (docs/RNG.md): the key
+     * is `seed` (a public one, e.g. from a config) or read by the referee
+     * from `seed_file` (a secret one), so a secret key is never on a
+     * command line. */
+    const char *seed, *seed_file, *seed_label;
     int duplicate;         /* one deal once per seat rotation: --games
-                              SEATS --same-deal --fixed-seats */
+                              SEATS --same-deal --fixed-seats --fresh-bots
+                              (new bot processes for every game) */
     const char *match_id;  /* games are MATCH_ID-0, MATCH_ID-1, ... */
     const char *ladder;    /* the file the referee appends to */
     const char *log_dir;   /* the bots' stdout/stderr; NULL: discarded */

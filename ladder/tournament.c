@@ -153,15 +153,26 @@ int maat_tournament_load(maat_tournament *t, const char *path,
     json_int_t njobs = jobs ? json_integer_value(jobs) : 1;
     t->jobs = njobs < 1 || njobs > 256 ? -1 : (int)njobs;
     json_t *seed = json_object_get(j, "seed");
-    t->seed = seed ? (uint64_t)json_integer_value(seed) : 1;
     if (t->jobs < 1 || t->jobs > 256) {
         rc = fail(err, path, "field 'jobs' must be a whole number from 1 to "
                   "256 (referees running at once)");
         goto out;
     }
-    if (seed && json_integer_value(seed) < 0) {
-        rc = fail(err, path, "field 'seed' must be 0 or more");
-        goto out;
+    if (seed) {
+        char text[32];
+        maat_seed key;
+        if (json_is_integer(seed))
+            snprintf(text, sizeof text, "%lld",
+                     (long long)json_integer_value(seed));
+        if (!(json_is_string(seed) || json_is_integer(seed)) ||
+            maat_seed_parse(&key, json_is_string(seed) ? json_string_value(seed)
+                                                       : text,
+                            NULL) != MAAT_OK) {
+            rc = fail(err, path, "field 'seed' must be 0 or more, or a string "
+                      "of 64 hex digits (leave it out for a secret key)");
+            goto out;
+        }
+        maat_seed_format(&key, t->seed);
     }
     const char *ladder = json_string_value(json_object_get(j, "ladder"));
     if (!ladder) {
@@ -169,6 +180,8 @@ int maat_tournament_load(maat_tournament *t, const char *path,
         goto out;
     }
     t->ladder = strdup(ladder);
+    if (asprintf(&t->key_file, "%s.%s.key", ladder, t->name) < 0)
+        t->key_file = NULL;
     const char *referee = json_string_value(json_object_get(j, "referee"));
     t->referee = referee ? strdup(referee) : NULL;
     json_t *args = json_object_get(j, "referee_args");
@@ -239,6 +252,7 @@ out:
 void maat_tournament_free(maat_tournament *t)
 {
     free(t->ladder);
+    free(t->key_file);
     free(t->referee);
     for (int i = 0; i < t->n_referee_args; i++)
         free(t->referee_args[i]);
@@ -313,7 +327,8 @@ char **maat_tournament_argv(const maat_tournament *t, int i, const int *bots,
     maat_tournament_match_id(t, i, id, sizeof id);
     maat_referee_cmd c = {
         .referee = t->referee, .game = t->game,
-        .seed = t->seed + (uint64_t)i, .duplicate = t->duplicate,
+        .seed = t->seed[0] ? t->seed : NULL, .seed_file = t->key_file,
+        .seed_label = id, .duplicate = t->duplicate,
         .match_id = id, .ladder = ladder, .seats = t->seats,
         .extra = t->referee_args, .n_extra = t->n_referee_args};
     for (int s = 0; s < t->seats; s++) {
@@ -524,11 +539,24 @@ static int report_broken(const maat_tournament *t, const follower *f,
     return broken;
 }
 
+/* With no seed in the config, the secret key: made on the first run. */
+static int key_ready(const maat_tournament *t, maat_error *err)
+{
+    maat_seed key;
+    if (t->seed[0])
+        return MAAT_OK;
+    if (!t->key_file)
+        return maat_error_set(err, MAAT_ENOMEM, "out of memory");
+    return maat_seed_key_file(&key, t->key_file, err);
+}
+
 int maat_tournament_run(const maat_tournament *t, const maat_run_options *o,
                         maat_error *err)
 {
     maat_pin_cpus cpus = {0};
-    int rc = t->pin ? maat_pin_cpus_read(&cpus, err) : MAAT_OK;
+    int rc = key_ready(t, err);
+    if (rc == MAAT_OK && t->pin)
+        rc = maat_pin_cpus_read(&cpus, err);
     if (rc)
         return rc;
     follower f;
@@ -670,7 +698,9 @@ int maat_tournament_plan(const maat_tournament *t, const char *shard_dir,
                               "opponents from results as they come; plan "
                               "round-robin or gauntlet tournaments");
     maat_ladder l = {0};
-    int rc = maat_ladder_read(&l, t->ladder, 1, stderr, err);
+    int rc = key_ready(t, err);
+    if (rc == MAAT_OK)
+        rc = maat_ladder_read(&l, t->ladder, 1, stderr, err);
     if (rc)
         return rc;
     int line = 0;

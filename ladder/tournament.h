@@ -32,7 +32,11 @@ typedef struct maat_tournament {
     char game[32];
     int seats, matches, format, duplicate, jobs;
     int pin;          /* one CPU per job slot (pin.h) */
-    uint64_t seed;
+    /* Match i is dealt derive(key, its match id) (docs/RNG.md).  The key:
+     * the config's "seed" (public: CI, bug reports), else a secret one in
+     * key_file, made on the first run and kept for resuming. */
+    char seed[MAAT_SEED_TEXT]; /* "" when the config has none */
+    char *key_file;            /* "<ladder>.<name>.key" */
     char *ladder;     /* ladder file */
     char *referee;    /* path of maat-referee */
     char **referee_args; /* extra arguments for every referee */

@@ -43,7 +43,8 @@ static void random_token(char *out, size_t hexlen)
         snprintf(out + 2 * i, 3, "%02x", raw[i]);
 }
 
-int match_start_bots(match *m, maat_error *err)
+/* Start every bot, for game `game` of the series (its logs). */
+static int start_bots(match *m, int game, maat_error *err)
 {
     const maat_match_config *c = m->c;
     for (int i = 0; i < m->n; i++) {
@@ -127,7 +128,7 @@ int match_start_bots(match *m, maat_error *err)
             snprintf(cmd, sizeof cmd, "%s", boxed);
         }
         if (c->log_dir)
-            match_log_path(m, b, 0, log, sizeof log);
+            match_log_path(m, b, game, log, sizeof log);
         b->proc = maat_proc_spawn(cmd, env,
                                   c->log_dir ? log : NULL, NULL, &c->limits,
                                   err);
@@ -139,6 +140,11 @@ int match_start_bots(match *m, maat_error *err)
         }
     }
     return MAAT_OK;
+}
+
+int match_start_bots(match *m, maat_error *err)
+{
+    return start_bots(m, 0, err);
 }
 
 void match_await_hellos(match *m)
@@ -271,6 +277,24 @@ void match_stop_bots(match *m)
     kill_by_token(m);
 }
 
+int match_restart_bots(match *m, maat_error *err)
+{
+    match_send_bye(m);
+    match_stop_bots(m);
+    for (int i = 0; i < m->n; i++) {
+        match_bot *b = &m->bot[i];
+        b->connected = b->dead = b->dead_kind = 0;
+        b->dead_detail[0] = 0;
+        b->rid_len = 0;
+        b->first_done = 0; /* a new process: the first decision's time */
+    }
+    m->turn = NULL;
+    int rc = start_bots(m, m->game_index + 1, err);
+    if (rc == MAAT_OK)
+        match_await_hellos(m);
+    return rc;
+}
+
 /* Priorities of whole process groups (every thread of every process a bot
  * started, as long as it stayed in the group): the deciding bot's at
  * nice 0, the others' at nice 19.  Only changed when the turn passes to
@@ -321,7 +345,9 @@ void match_logs_for_game(match *m, int game)
             continue;
         maat_error err = {0};
         match_log_path(m, b, game, path, sizeof path);
-        if (game > 0 && maat_proc_set_log(b->proc, path, &err))
+        /* (with --fresh-bots each game's processes start on its log) */
+        if (game > 0 && !m->c->fresh_bots &&
+            maat_proc_set_log(b->proc, path, &err))
             match_say(m, "%s: its output for game %d is lost: %s",
                       b->spec->name, game, err.msg);
         maat_proc_set_tag(b->proc, -1);
@@ -376,6 +402,8 @@ void match_sandbox_hides(match *m)
     }
     if (c->log_dir)
         absolute(c->log_dir, 0, m->hide_buf[n++], sizeof m->hide_buf[0]);
+    if (c->seed_file) /* e.g. a tournament's secret key */
+        absolute(c->seed_file, 0, m->hide_buf[n++], sizeof m->hide_buf[0]);
     for (int i = 0; i < c->n_hide && n < MATCH_HIDES; i++)
         absolute(c->hide[i], 0, m->hide_buf[n++], sizeof m->hide_buf[0]);
     int k = 0;

@@ -4,7 +4,7 @@
  * final position with the scores and their parts.  No bots, no sockets: a
  * quick look at a game module and the rules engine.
  *
- *   maat-play [--game pyramids] [--seed N] [--seats N] [--deck FILE]
+ *   maat-play [--game pyramids] [--seed S] [--seats N] [--deck FILE]
  *             [--board] [--seat N] [--quiet]
  */
 #include <limits.h>
@@ -20,11 +20,13 @@
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: maat-play [--game NAME] [--seed N] [--seats N] "
+            "usage: maat-play [--game NAME] [--seed S] [--seats N] "
             "[--deck FILE] [--board] [--seat N] [--quiet]\n"
             "Plays one game between seeded random players inside this "
             "process and prints\nits public events and the final position "
             "with the scores.  Defaults: pyramids,\nseed 1, 4 seats.\n"
+            "  --seed S  a number or 64 hex digits, e.g. a record's seed: "
+            "the same deal\n"
             "  --board   also print the position after every decision\n"
             "  --seat N  print positions as seat N sees them (default: "
             "everything)\n"
@@ -71,7 +73,8 @@ static void print_position(const maat_rules *r, const maat_game *g, int seat,
 int main(int argc, char **argv)
 {
     const char *game = "pyramids", *deck = NULL;
-    unsigned long long seed = 1;
+    maat_seed deal, players;
+    maat_seed_from_u64(&deal, 1);
     int seats = 4, quiet = 0, board = 0, view = MAAT_OMNISCIENT;
     for (int i = 1; i < argc; i++) {
         char a[32];
@@ -119,9 +122,11 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--game")) {
             game = v;
         } else if (!strcmp(a, "--seed")) {
-            if (maat_cli_int("maat-play", a, v, 0, LLONG_MAX, NULL, &n))
+            maat_error e = {0};
+            if (maat_seed_parse(&deal, v, &e)) {
+                fprintf(stderr, "maat-play: --seed: %s\n", e.msg);
                 return 2;
-            seed = (unsigned long long)n;
+            }
         } else if (!strcmp(a, "--seats")) {
             if (maat_cli_int("maat-play", a, v, 1, MAAT_MAX_SEATS, NULL, &n))
                 return 2;
@@ -159,8 +164,6 @@ int main(int argc, char **argv)
         return 2;
     }
     maat_events ev = {0};
-    maat_seed deal, players;
-    maat_seed_from_u64(&deal, seed);
     maat_game *g = r->game_new(setup, &deal, seats, &ev, &err);
     if (!g) {
         fprintf(stderr, "maat-play: %s\n", err.msg);
@@ -170,7 +173,9 @@ int main(int argc, char **argv)
     maat_rng rng;
     maat_seed_derive(&players, &deal, "players");
     maat_rng_seed(&rng, &players);
-    printf("%s, seed %llu, %d seats, random players\n", r->name, seed, seats);
+    char text[MAAT_SEED_TEXT];
+    printf("%s, seed %s, %d seats, random players\n", r->name,
+           maat_seed_format(&deal, text), seats);
     int decisions = 0;
     for (;;) {
         for (size_t i = 0; !quiet && i < ev.count; i++)

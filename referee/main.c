@@ -35,9 +35,20 @@ static void usage(FILE *f)
 "  --game NAME            game to play (default pyramids): ");
     maat_cli_games(f);
     fprintf(f, "\n"
-"  --seed N               seed of the deal, 0..2^63-1 (default 1)\n"
-"  --games N              games in the series; bots stay up, seats rotate (1)\n"
+"  --seed S               seed of the deal: 64 hex digits, or a number\n"
+"                         0..2^64-1 (easy to guess: for tests and bug\n"
+"                         reports); default: 256 bits from the OS.  Bots\n"
+"                         see it only in the record, after the game\n"
+"  --seed-file FILE       read the seed from FILE ('-': stdin), so it is\n"
+"                         not on the command line\n"
+"  --seed-label L         play derive(seed, L) instead (docs/RNG.md): one\n"
+"                         secret key, a different deal per label\n"
+"  --games N              games in the series; seats rotate (1); game k > 0\n"
+"                         plays derive(seed, 'game k')\n"
 "  --same-deal            every game of the series uses the same seed\n"
+"  --fresh-bots           new bot processes for every game (the default\n"
+"                         with --same-deal, so no bot remembers the deal)\n"
+"  --keep-bots            the same bot processes for the whole series\n"
 "  --fixed-seats          bot order = seat order in game 0 (default: seeded\n"
 "                         shuffle of the seats)\n"
 "  --deck FILE            Pyramids deck file (default: the reference deck)\n"
@@ -104,7 +115,8 @@ static char where[PATH_MAX + 32];
 
 /* The options that take a value, for "needs a value" vs "unknown". */
 static const char *const valued[] = {
-    "--game", "--seed", "--games", "--deck", "--option", "--bot", "--remote",
+    "--game", "--seed", "--seed-file", "--seed-label", "--games", "--deck",
+    "--option", "--bot", "--remote",
     "--endpoint", "--curve-key", "--allow-key", "--time", "--first-time",
     "--bank", "--increment", "--grace", "--hello-time", "--on-timeout",
     "--on-illegal", "--on-malformed", "--on-crash", "--on-no-hello",
@@ -118,6 +130,8 @@ typedef struct cli {
     maat_match_config c;
     int sandbox; /* SANDBOX_*: --sandbox, --no-sandbox, or neither */
     const char *verify, *deck;
+    const char *seed_file, *seed_label;
+    int seed_given, fresh, keep; /* --seed, --fresh-bots, --keep-bots */
     int demo;
     char *owned[MAX_CONFIG_ARGS * 2]; /* strings we allocated */
     int n_owned;
@@ -288,6 +302,12 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
         } else if (!strcmp(a, "--fixed-seats")) {
             c->fixed_seats = 1;
             continue;
+        } else if (!strcmp(a, "--fresh-bots")) {
+            k->fresh = 1;
+            continue;
+        } else if (!strcmp(a, "--keep-bots")) {
+            k->keep = 1;
+            continue;
         } else if (!strcmp(a, "--sandbox")) {
             k->sandbox = SANDBOX_ON;
             continue;
@@ -329,8 +349,17 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
             if (!c->rules)
                 return bad("no game named '%s'%s", v, "");
         } else if (!strcmp(a, "--seed")) {
-            rc = parse_num(a, v, 0, LLONG_MAX, &n);
-            c->seed = (uint64_t)n;
+            maat_error e = {0};
+            if (maat_seed_parse(&c->seed, v, &e))
+                return bad("--seed: %s%s", e.msg, "");
+            k->seed_given = 1;
+        } else if (!strcmp(a, "--seed-file")) {
+            k->seed_file = v;
+        } else if (!strcmp(a, "--seed-label")) {
+            if (strlen(v) > 200)
+                return bad("--seed-label: at most 200 bytes, got '%.40s...'%s",
+                           v, "");
+            k->seed_label = v;
         } else if (!strcmp(a, "--games")) {
             rc = parse_num(a, v, 1, 1000000, &n);
             c->games = (int)n;
@@ -466,6 +495,65 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
     return 0;
 }
 
+/* The match's seed: --seed or --seed-file (a key the organiser keeps),
+ * else 256 bits from the OS; with --seed-label, derived from it.  Then
+ * which series restart their bots, and a warning where a guessable seed
+ * meets entrants we cannot see. */
+static int settle_seed_and_bots(cli *k)
+{
+    maat_match_config *c = &k->c;
+    maat_seed key = c->seed;
+    maat_error err = {0};
+    if (k->seed_given && k->seed_file)
+        return bad("--seed and --seed-file both give the seed; use one%s%s",
+                   "", "");
+    if (k->seed_file && maat_seed_read_file(&key, k->seed_file, &err)) {
+        fprintf(stderr, "maat-referee: --seed-file: %s\n", err.msg);
+        return 2;
+    }
+    if (!k->seed_given && !k->seed_file) {
+        if (k->seed_label)
+            return bad("--seed-label needs the key it derives from: --seed "
+                       "or --seed-file%s%s", "", "");
+        if (maat_seed_random(&key, &err)) {
+            fprintf(stderr, "maat-referee: %s\n", err.msg);
+            return 1;
+        }
+    }
+    c->seed_weak = (k->seed_given || k->seed_file) && maat_seed_is_short(&key);
+    c->seed_file = k->seed_file && strcmp(k->seed_file, "-") ? k->seed_file
+                                                           : NULL;
+    if (k->seed_label)
+        maat_seed_derive(&c->seed, &key, k->seed_label);
+    else
+        c->seed = key;
+
+    int remote = 0;
+    for (int i = 0; i < c->n_bots; i++)
+        remote |= !c->bots[i].command;
+    if (k->fresh && k->keep)
+        return bad("--fresh-bots and --keep-bots contradict each other%s%s",
+                   "", "");
+    c->fresh_bots = c->games > 1 && (k->fresh || (c->same_deal && !k->keep));
+    if (c->fresh_bots && remote)
+        return bad("%s: a remote bot (--remote) cannot be restarted for each "
+                   "game; give --keep-bots to play the series on one "
+                   "connection (a remote bot can then remember the deal)%s",
+                   k->fresh ? "--fresh-bots" : "--same-deal", "");
+    /* remote entrants, or a sandbox asked for by name: entrants the
+     * organiser does not trust (the default sandbox is for everyone) */
+    if (c->seed_weak && (remote || k->sandbox == SANDBOX_ON)) {
+        char text[MAAT_SEED_TEXT];
+        fprintf(stderr, "maat-referee: warning: the seed %s is a short "
+                "number, easy to guess: a %s bot can try every such seed "
+                "against what it sees and so know the whole deal; for "
+                "entrants you do not trust, leave --seed out (a seed from "
+                "the OS) or give 64 hex digits\n",
+                maat_seed_format(&key, text), remote ? "remote" : "sandboxed");
+    }
+    return 0;
+}
+
 /* The demo: four random sample bots, built next to this program. */
 static int setup_demo(cli *k, const char *argv0)
 {
@@ -585,6 +673,9 @@ int main(int argc, char **argv)
                 goto out;
         }
         rc = choose_sandbox(&k);
+        if (rc)
+            goto out;
+        rc = settle_seed_and_bots(&k);
         if (rc)
             goto out;
         if (k.c.log_dir && mkdir(k.c.log_dir, 0755) != 0 && errno != EEXIST) {

@@ -50,17 +50,11 @@ void match_say(const match *m, const char *fmt, ...)
     va_end(ap);
 }
 
-static uint64_t fnv1a(uint64_t h, const char *s)
-{
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-    return h;
-}
-
 void maat_match_config_init(maat_match_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->seed = 1;
+    maat_seed_from_u64(&c->seed, 1); /* maat-referee draws one instead */
+    c->seed_weak = 1;
     c->games = 1;
     c->clock.decision_ms = 1000;
     c->clock.first_ms = 5000;
@@ -174,8 +168,8 @@ static void assign_seats(match *m, int k)
         base[i] = i;
     if (!m->c->fixed_seats) {
         maat_rng r;
-        maat_seed seed, key;
-        maat_seed_derive(&key, maat_seed_from_u64(&seed, m->c->seed), "seats");
+        maat_seed key;
+        maat_seed_derive(&key, &m->c->seed, "seats");
         maat_rng_seed(&r, &key);
         maat_rng_shuffle_int(&r, base, m->n);
     }
@@ -279,14 +273,20 @@ static int play_game(match *m, int k, maat_error *err)
     const maat_rules *r = m->c->rules;
     int64_t started = maat_now_ns();
     m->game_index = k;
-    m->game_seed = m->c->same_deal ? m->c->seed : m->c->seed + (uint64_t)k;
+    if (k == 0 || m->c->same_deal) {
+        m->game_seed = m->c->seed;
+    } else {
+        char label[32];
+        snprintf(label, sizeof label, "game %d", k);
+        maat_seed_derive(&m->game_seed, &m->c->seed, label);
+    }
     m->decision_no = 0;
-    maat_seed deal, key;
-    maat_seed_derive(&key, maat_seed_from_u64(&deal, m->game_seed), "policy");
+    maat_seed key;
+    maat_seed_derive(&key, &m->game_seed, "policy");
     maat_rng_seed(&m->default_rng, &key);
     assign_seats(m, k);
     maat_events_clear(&m->ev);
-    m->g = r->game_new(m->setup, &deal, m->n, &m->ev, err);
+    m->g = r->game_new(m->setup, &m->game_seed, m->n, &m->ev, err);
     if (!m->g)
         return err->code;
     m->n_dec = 0;
@@ -331,14 +331,18 @@ static void derive_match_id(match *m)
         snprintf(m->match_id, sizeof m->match_id, "%s", c->match_id);
         return;
     }
-    char seed[32];
-    snprintf(seed, sizeof seed, "%llu", (unsigned long long)c->seed);
-    uint64_t h = fnv1a(0xcbf29ce484222325ULL, c->rules->name);
-    h = fnv1a(h, seed);
-    for (int i = 0; i < c->n_bots; i++)
-        h = fnv1a(fnv1a(h, "|"), c->bots[i].name);
-    snprintf(m->match_id, sizeof m->match_id, "%016llx",
-             (unsigned long long)h);
+    /* keyed BLAKE2b: the id (in ladder lines and log file names, which
+     * the bots of later matches might read) tells nothing of the seed,
+     * and is the same for the same match */
+    char label[MAAT_MAX_SEATS * 64 + 80];
+    int len = snprintf(label, sizeof label, "match id|%s", c->rules->name);
+    for (int i = 0; i < c->n_bots && len < (int)sizeof label; i++)
+        len += snprintf(label + len, sizeof label - (size_t)len, "|%s",
+                        c->bots[i].name);
+    maat_seed h;
+    maat_seed_derive(&h, &c->seed, label);
+    for (int i = 0; i < 8; i++)
+        snprintf(m->match_id + 2 * i, 3, "%02x", h.b[i]);
 }
 
 /* Every connection to the referee costs it a descriptor, and libzmq 4.3
@@ -412,8 +416,12 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
     if (rc)
         goto out;
     match_await_hellos(m);
-    for (int k = 0; k < c->games && rc == MAAT_OK && !m->interrupted; k++)
-        rc = play_game(m, k, err);
+    for (int k = 0; k < c->games && rc == MAAT_OK && !m->interrupted; k++) {
+        if (k > 0 && c->fresh_bots)
+            rc = match_restart_bots(m, err);
+        if (rc == MAAT_OK && !m->interrupted)
+            rc = play_game(m, k, err);
+    }
     if (m->interrupted && rc == MAAT_OK)
         rc = maat_error_set(err, MAAT_ESTATE, "interrupted");
     match_send_bye(m);

@@ -43,10 +43,21 @@ typedef struct maat_bot_spec {
 typedef struct maat_match_config {
     const maat_rules *rules;
     maat_options options; /* game options, e.g. deck */
-    uint64_t seed;
-    int games;       /* games in the series (bots stay up between them) */
-    int same_deal;   /* every game uses `seed` (duplicate); else seed + k */
+    /* The match's seed (docs/RNG.md): the deal of game 0, and of every
+     * game with same_deal; else game k plays derive(seed, "game k").  The
+     * seat shuffle is derive(seed, "seats").  No bot ever receives it or
+     * anything computed from it before its game ends. */
+    maat_seed seed;
+    int seed_weak;   /* it comes from a short key: easy to guess */
+    const char *seed_file; /* where it was read from (a secret to keep
+                              from bots), or NULL */
+    int games;       /* games in the series */
+    int same_deal;   /* every game uses `seed` (duplicate) */
     int fixed_seats; /* bot i sits in seat i in game 0; else seeded shuffle */
+    /* New bot processes (and tokens) for every game: nothing a bot saw in
+     * one game survives in its memory to the next.  Else the same
+     * processes play the whole series. */
+    int fresh_bots;
     maat_bot_spec bots[MAAT_MAX_SEATS];
     int n_bots;
     const char *endpoint; /* NULL: a private ipc:// socket */
@@ -69,7 +80,7 @@ typedef struct maat_match_config {
     const char *ladder_path; /* append one line per finished game */
     const char *record_path; /* game record; games > 1 add "-<k>" */
     int record_timing;       /* include wall/CPU times in the record */
-    const char *match_id;    /* NULL: derived from game, seed and bots */
+    const char *match_id;    /* NULL: a keyed hash of seed, game and bots */
     int verbose;
     int quiet;
 } maat_match_config;

@@ -107,7 +107,7 @@ typedef struct match {
     maat_game *g;
     maat_events ev;
     int game_index;
-    uint64_t game_seed;
+    maat_seed game_seed;  /* never sent to a bot; recorded at the end */
     int decision_no;
     int64_t processes_checked_ns; /* last check_processes, now_ns() */
     maat_rng default_rng;
@@ -168,6 +168,9 @@ void match_log_path(const match *m, const match_bot *b, int game, char *out,
                     size_t len);
 void match_logs_for_game(match *m, int game);
 void match_tag_logs(match *m);
+/* --fresh-bots, between games: bye, stop every bot, start new processes
+ * with new tokens and wait for their hellos. */
+int match_restart_bots(match *m, maat_error *err);
 /* The turn of bot b: its processes get the normal priority, every other
  * spawned bot's the lowest, so an idle bot cannot take the deciding bot's
  * CPU (unless --ponder). */

@@ -23,8 +23,16 @@ int maat_playback_open(maat_playback *p, const char *path, const char *deck,
     json_t *seats = json_object_get(p->rec, "seats");
     json_t *seed = json_object_get(p->rec, "seed");
     json_t *options = json_object_get(p->rec, "options");
+    /* the seed's text (docs/RNG.md); records before issue 15 have a
+     * number, which is the same short seed */
+    maat_seed deal;
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)json_integer_value(seed));
     if (!p->rules || !json_is_array(p->decisions) || !json_is_array(seats) ||
-        !json_is_integer(seed)) {
+        !(json_is_string(seed) || json_is_integer(seed)) ||
+        maat_seed_parse(&deal, json_is_string(seed) ? json_string_value(seed)
+                                                   : text,
+                        NULL) != MAAT_OK) {
         maat_playback_close(p);
         return maat_error_set(err, MAAT_EFORMAT, "%s: not a maat record "
                               "(needs game, seed, seats, decisions)", path);
@@ -41,11 +49,7 @@ int maat_playback_open(maat_playback *p, const char *path, const char *deck,
         maat_options_set(&opt, "deck", deck);
     p->setup = p->rules->setup_new(&opt, err);
     if (p->setup)
-        p->game = p->rules->game_new(
-            p->setup,
-            maat_seed_from_u64(&(maat_seed){{0}},
-                               (uint64_t)json_integer_value(seed)),
-            p->seats, ev, err);
+        p->game = p->rules->game_new(p->setup, &deal, p->seats, ev, err);
     if (!p->game) {
         int rc = err ? err->code : MAAT_EFORMAT;
         maat_playback_close(p);

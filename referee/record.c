@@ -137,13 +137,15 @@ static json_t *record_json(const maat_game_result *r)
     for (int i = 0; r->options && i < r->options->count; i++)
         json_object_set_new(options, r->options->key[i],
                             json_string(r->options->value[i]));
-    return json_pack("{s:s, s:i, s:s, s:s, s:o, s:s, s:i, s:I, s:o, s:O, "
+    char seed[MAAT_SEED_TEXT];
+    maat_seed_format(&r->seed, seed);
+    return json_pack("{s:s, s:i, s:s, s:s, s:o, s:s, s:i, s:s, s:o, s:O, "
                      "s:O, s:o}",
                      "format", "maat-record", "version", 1, "game",
                      r->rules->name, "rules_version", r->rules->rules_version,
                      "options", options,
                      "match", r->match_id, "game_index", r->game_index,
-                     "seed", (json_int_t)r->seed, "seats", seats, "decisions",
+                     "seed", seed, "seats", seats, "decisions",
                      r->decisions, "faults", r->faults, "result",
                      results_json(r));
 }
@@ -224,11 +226,13 @@ static json_t *ladder_json(const maat_game_result *r)
         json_array_append_new(scores, json_integer(r->scores[s].total));
         json_array_append_new(out, json_boolean(r->out[s]));
     }
-    return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:I, s:i, s:i, s:o, "
+    char seed[MAAT_SEED_TEXT];
+    maat_seed_format(&r->seed, seed);
+    return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:o, "
                      "s:o, s:o, s:o, s:O, s:I, s:I}",
                      "v", 1, "id", id, "match", r->match_id, "time", when,
                      "game", r->rules->name, "rules_version",
-                     r->rules->rules_version, "seed", (json_int_t)r->seed,
+                     r->rules->rules_version, "seed", seed,
                      "game_index", r->game_index, "seats", r->seats, "bots",
                      bots, "ranks", ranks, "scores", scores, "out", out,
                      "faults", r->faults, "decisions",

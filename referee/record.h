@@ -15,7 +15,7 @@
 typedef struct maat_game_result {
     const maat_rules *rules;
     const maat_options *options; /* the game's options (e.g. deck file) */
-    uint64_t seed;
+    maat_seed seed;               /* written as its text (docs/RNG.md) */
     int game_index;
     const char *match_id;
     int seats;

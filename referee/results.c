@@ -143,9 +143,10 @@ int match_finish_game(match *m, int64_t started_ns, maat_error *err)
     if (!rc && m->c->ladder_path)
         rc = maat_ladder_append(&res, m->c->ladder_path, err);
     if (!m->c->quiet) {
-        fprintf(stderr, "maat-referee: game %d of %d, seed %llu, %d "
+        char seed[MAAT_SEED_TEXT];
+        fprintf(stderr, "maat-referee: game %d of %d, seed %s, %d "
                 "decisions\n  %-4s %-12s %4s %5s", m->game_index + 1,
-                m->c->games, (unsigned long long)m->game_seed,
+                m->c->games, maat_seed_format(&m->game_seed, seed),
                 m->decision_no, "seat", "bot", "rank", "score");
         for (int p = 0; p < r->n_score_parts; p++)
             fprintf(stderr, " %7s", r->score_parts[p]);

@@ -77,7 +77,7 @@ lad = os.path.join(work, "eq.jsonl")
 rc, out, err = run(REF, "--seed=5", "--games=2", f"--bot=a={RANDOM}",
                    "--bot", f"b={RANDOM}", f"--ladder={lad}", "--quiet")
 lines = open(lad).read().splitlines() if os.path.exists(lad) else []
-check(rc == 0 and len(lines) == 2 and json.loads(lines[0])["seed"] == 5,
+check(rc == 0 and len(lines) == 2 and json.loads(lines[0])["seed"] == "5",
       f"maat-referee --seed=5 --games=2 --bot=a=CMD ({rc} {err.strip()[-200:]})")
 rc, out, err = run(REF, "--quiet=1", "--bot", f"a={RANDOM}", "--bot", f"b={RANDOM}")
 check(rc == 2 and "--quiet takes no value" in err, f"--quiet=1 refused ({err.strip()})")

@@ -121,13 +121,13 @@ rc, out, err, d = compare("illegal", "--candidate", illegal, "--baseline", RANDO
 check(rc == 3 and "candidate is broken" in err and "illegal" in err,
       f"compare, candidate answers illegally: exit 3 ({rc}: {err.strip()[-200:]})")
 
-# one crash is below the share: a verdict, with the faults shown (the bot
-# stays dead for the second game of its series: 2 games with a fault)
+# one crash is below the share: a verdict, with the faults shown (the
+# second game of its block starts a new process: 1 game with a fault)
 marker = os.path.join(work, "crashed-once")
 rare = once(marker, f"{HOSTILE} --mode crash --after 2", GREEDY)
 rc, out, err, d = compare("rare", "--candidate", rare, "--baseline", RANDOM, "--max-blocks", "80")
 check(rc == 0 and "NOT WORSE" in out and
-      re.search(r"faults: candidate: 2 faults in 2 of \d+ games \(crash 2\)", out),
+      re.search(r"faults: candidate: 1 faults? in 1 of \d+ games \(crash 1\)", out),
       f"compare, one crash: still a verdict, the faults counted "
       f"({rc}: {out.strip()[-300:]} {err.strip()[-200:]})")
 rc, out, err, d = compare("share0", "--candidate", once(marker + "2", f"{HOSTILE} --mode crash --after 2", GREEDY),

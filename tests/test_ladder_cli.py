@@ -10,7 +10,7 @@ verdicts.
 
 Exit 77 (skipped) only when GNU parallel is missing and everything else
 passed."""
-import csv, io, json, os, pty, re, select, shutil, signal, subprocess
+import csv, hashlib, io, json, os, pty, re, select, shutil, signal, subprocess
 import sys, tempfile, time
 
 LADDER = os.environ["MAAT_LADDER"]
@@ -199,8 +199,14 @@ rot_ok = all(len(v) == 2 and v[0]["seed"] == v[1]["seed"] and
              {tuple(v[0]["bots"]), tuple(reversed(v[0]["bots"]))}
              for v in pairs.values())
 check(rot_ok, "duplicate seats: each match is one seed played from both seats")
-check(sorted(v[0]["seed"] for v in pairs.values()) == list(range(1, 7)),
-      "match i uses seed 1 + i")
+# docs/RNG.md: match i is dealt derive(key, "rr-<i>"); write_config has no
+# seed, so the key is the secret one in <ladder>.rr.key
+key = open(lad + ".rr.key").read().strip() if os.path.exists(lad + ".rr.key") else ""
+want = {f"rr-{i}": hashlib.blake2b(f"rr-{i}".encode(), key=bytes.fromhex(key),
+                                   digest_size=32).hexdigest()
+        for i in range(6)} if len(key) == 64 else {}
+check(all(v[0]["seed"] == want.get(m) for m, v in pairs.items()),
+      "match i is dealt derive(key, 'rr-i'), the key in rr.jsonl.rr.key")
 lineups = sorted(tuple(sorted(v[0]["bots"])) for v in pairs.values())
 want_lineups = sorted([("random", "random2"), ("greedy", "random"),
                        ("greedy", "random2")] * 2)
@@ -264,9 +270,13 @@ conf = write_config(work, "nodup", seats=3, matches=3, duplicate=False, seed=100
                     ladder=lad, bots=bots(*RR))
 rc, out, err = ladder("run", conf, "--quiet")
 games, _ = read_ladder(lad)
+key100 = (100).to_bytes(8, "little") + bytes(24)
 check(rc == 0 and sorted((g["id"], g["seed"]) for g in games if g) ==
-      [("nodup-0-0", 100), ("nodup-1-0", 101), ("nodup-2-0", 102)],
-      f"duplicate false: one game per match, seeds seed + i ({rc} {err.strip()[-200:]})")
+      [(f"nodup-{i}-0", hashlib.blake2b(f"nodup-{i}".encode(), key=key100,
+                                        digest_size=32).hexdigest())
+       for i in range(3)],
+      f"duplicate false: one game per match, seeds derive(seed, 'nodup-i') "
+      f"({rc} {err.strip()[-200:]})")
 conf = write_config(work, "badarg", seats=2, matches=1, referee_args=["--frobnicate"],
                     ladder=os.path.join(work, "badarg.jsonl"), bots=bots(*RG))
 rc, out, err = ladder("run", conf, "--quiet")
@@ -521,13 +531,15 @@ def pin_run(label, *args, **fields):
 
 
 def pinned_ok(rec):
-    """Every bot on one allowed CPU, the same as the other bot of its match."""
+    """Every bot on one allowed CPU, the same as the other bots of its match
+    (a duplicate match starts 2 new bots for each of its 2 games)."""
     by_ref = {}
     for ref, cpus in rec:
         by_ref.setdefault(ref, []).append(cpus)
-    return (len(rec) == 8 and len(by_ref) == 4 and
+    return (len(rec) == 16 and len(by_ref) == 4 and
             all(len(c) == 1 and c <= ALLOWED for _, c in rec) and
-            all(len(v) == 2 and v[0] == v[1] for v in by_ref.values()))
+            all(len(v) == 4 and all(c == v[0] for c in v)
+                for v in by_ref.values()))
 
 
 rc, err, rec = pin_run("pin", "--pin")
@@ -535,12 +547,12 @@ check(rc == 0 and pinned_ok(rec),
       f"run --pin --jobs 2: each match's bots share one allowed CPU of "
       f"{sorted(ALLOWED)} ({rc} {rec} {err.strip()[-200:]})")
 rc, err, rec = pin_run("nopin")
-check(rc == 0 and len(rec) == 8 and all(c == ALLOWED for _, c in rec),
+check(rc == 0 and len(rec) == 16 and all(c == ALLOWED for _, c in rec),
       f"without --pin every bot may use all of {sorted(ALLOWED)} ({rc} {rec})")
 rc, err, rec = pin_run("pincfg", pin=True)
 check(rc == 0 and pinned_ok(rec), f'"pin": true pins like --pin ({rc} {rec})')
 rc, err, rec = pin_run("pinoff", "--no-pin", pin=True)
-check(rc == 0 and len(rec) == 8 and all(c == ALLOWED for _, c in rec),
+check(rc == 0 and len(rec) == 16 and all(c == ALLOWED for _, c in rec),
       f'--no-pin overrides "pin": true ({rc} {rec})')
 rc, err, rec = pin_run("pinfalse", "--pin", pin=False)
 check(rc == 0 and pinned_ok(rec), f'--pin overrides "pin": false ({rc} {rec})')
@@ -555,7 +567,7 @@ rc, out, err = ladder("compare", *CMP_ARGS, "--pin", "--candidate", recording_bo
                       "--baseline", recording_bot(out_f), "--field", recording_bot(out_f),
                       "--max-blocks", "2", "--jobs", "4", "--quiet")
 rec = recorded_cpus(out_f)
-check(rc == 2 and len(rec) == 8 and all(len(c) == 1 and c <= ALLOWED for _, c in rec) and
+check(rc == 2 and len(rec) == 16 and all(len(c) == 1 and c <= ALLOWED for _, c in rec) and
       all(len({frozenset(c) for r, c in rec if r == ref}) == 1 for ref, _ in rec),
       f"compare --pin: each referee's bots share one allowed CPU ({rc} {rec} "
       f"{err.strip()[-200:]})")

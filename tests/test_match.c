@@ -108,7 +108,7 @@ static json_t *play(const script *sc, const char *name, int *rejected)
     maat_match_config c;
     maat_match_config_init(&c);
     c.rules = maat_rules_find("pyramids");
-    c.seed = 11;
+    maat_seed_from_u64(&c.seed, 11);
     c.fixed_seats = 1;
     c.zmq_context = ctx;
     c.endpoint = endpoint;

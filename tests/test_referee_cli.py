@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """maat-referee's command line: --help, errors that name the option, file or
 line, config files, series records, exit codes (docs/REFEREE.md)."""
-import json, os, subprocess, sys, tempfile
+import hashlib, json, os, subprocess, sys, tempfile
 
 REF = os.environ["MAAT_REFEREE"]
 RANDOM = os.environ["MAAT_RANDOM"]
@@ -56,7 +56,12 @@ with tempfile.TemporaryDirectory() as d:
     check(os.path.exists(r0) and os.path.exists(r1), "series writes rec-0.json and rec-1.json")
     if os.path.exists(r0) and os.path.exists(r1):
         j0, j1 = json.load(open(r0)), json.load(open(r1))
-        check(j0["seed"] == 9 and j1["seed"] == 10, "series seeds are SEED + k")
+        # docs/RNG.md: game 0 plays the seed, game k derive(seed, "game k")
+        key9 = (9).to_bytes(8, "little") + bytes(24)
+        game1 = hashlib.blake2b(b"game 1", key=key9, digest_size=32).hexdigest()
+        check(j0["seed"] == "9" and j1["seed"] == game1,
+              "series seeds: SEED, then derive(SEED, 'game 1') (%s %s)"
+              % (j0["seed"], j1["seed"]))
         check(j0["seats"][0]["bot"] == "a" and j1["seats"][0]["bot"] == "b",
               "fixed seats, then rotated by one in game 1")
         rc, out = run("--verify", r1)

@@ -740,8 +740,12 @@ static void check_match(const char *dir, int seats, uint64_t seed,
     CHECK(json_is_array(faults) && json_array_size(faults) == 0,
           "%s: the spies had faults (seats %d, seed %" PRIu64 "); the "
           "message mapping below assumes none", path, seats, seed);
-    CHECK((uint64_t)json_integer_value(json_object_get(rec, "seed")) == seed,
-          "%s: the record's seed is not %" PRIu64, path, seed);
+    char seed_text[MAAT_SEED_TEXT];
+    maat_seed_format(SEED(seed), seed_text);
+    CHECK(json_is_string(json_object_get(rec, "seed")) &&
+              !strcmp(json_string_value(json_object_get(rec, "seed")),
+                      seed_text),
+          "%s: the record's seed is not \"%s\"", path, seed_text);
 
     spyfile spy[MAAT_PYR_MAX_SEATS];
     int cur[MAAT_PYR_MAX_SEATS];

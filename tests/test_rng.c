@@ -200,6 +200,20 @@ static void seed_files(void)
     CHECK(maat_seed_read_file(&b, other, &err) == MAAT_EIO &&
               strstr(err.msg, other),
           "a missing seed file: %s", err.msg);
+    /* a key file: made once with a key from the OS, then read back */
+    maat_seed k1, k2;
+    err.msg[0] = 0;
+    CHECK(maat_seed_key_file(&k1, path, &err) == MAAT_OK &&
+              !maat_seed_is_short(&k1),
+          "a new key file: %s", err.msg);
+    CHECK(maat_seed_key_file(&k2, path, &err) == MAAT_OK &&
+              maat_seed_equal(&k1, &k2),
+          "the key file was not kept: %s", err.msg);
+    chmod(path, 0644);
+    err.msg[0] = 0;
+    CHECK(maat_seed_key_file(&k2, path, &err) == MAAT_EINVAL &&
+              strstr(err.msg, "chmod 600"),
+          "a key file others may read was used: %s", err.msg);
     unlink(path);
     rmdir(dir);
 }

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* ---- seeds -------------------------------------------------------------- */
@@ -193,6 +194,32 @@ int maat_seed_write_file(const maat_seed *s, const char *path,
                               "%s", path, strerror(e));
     }
     return MAAT_OK;
+}
+
+int maat_seed_key_file(maat_seed *s, const char *path, maat_error *err)
+{
+    /* two processes may race to create it: the loser reads the winner's */
+    for (int attempt = 0; attempt < 2; attempt++) {
+        struct stat st;
+        if (stat(path, &st) == 0) {
+            if (st.st_mode & 077)
+                return maat_error_set(err, MAAT_EINVAL,
+                                      "the key file %s may be read by others "
+                                      "(mode %03o): chmod 600 %s",
+                                      path, (unsigned)st.st_mode & 0777, path);
+            return maat_seed_read_file(s, path, err);
+        }
+        if (errno != ENOENT)
+            return maat_error_set(err, MAAT_EIO, "cannot read the key file "
+                                  "%s: %s", path, strerror(errno));
+        int rc = maat_seed_random(s, err);
+        if (rc)
+            return rc;
+        rc = maat_seed_write_file(s, path, err);
+        if (rc == MAAT_OK || attempt == 1)
+            return rc;
+    }
+    return MAAT_EIO;
 }
 
 /* ---- the stream --------------------------------------------------------- */

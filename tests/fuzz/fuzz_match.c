@@ -158,7 +158,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     maat_match_config c;
     maat_match_config_init(&c);
     c.rules = maat_rules_find("pyramids");
-    c.seed = 7;
+    maat_seed_from_u64(&c.seed, 7);
     c.zmq_context = ctx;
     c.endpoint = endpoint;
     c.n_bots = SEATS;

@@ -87,8 +87,18 @@ static void check_numbers(const maat_tournament *t)
     CHECK(json_integer_value(json_object_get(j, "matches")) == t->matches);
     json_t *jobs = json_object_get(j, "jobs");
     CHECK(!jobs || json_integer_value(jobs) == t->jobs);
+    /* a seed is kept whole, in its canonical text (no truncation) */
     json_t *seed = json_object_get(j, "seed");
-    CHECK(!seed || (uint64_t)json_integer_value(seed) == t->seed);
+    maat_seed want, got;
+    char text[32];
+    snprintf(text, sizeof text, "%lld", (long long)json_integer_value(seed));
+    CHECK(!seed || maat_seed_parse(&want, json_is_string(seed)
+                                               ? json_string_value(seed)
+                                               : text,
+                                   NULL) == MAAT_OK);
+    CHECK(!seed || (maat_seed_parse(&got, t->seed, NULL) == MAAT_OK &&
+                    maat_seed_equal(&want, &got)));
+    CHECK(seed || (!t->seed[0] && t->key_file));
     json_decref(j);
 }
 

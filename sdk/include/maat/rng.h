@@ -59,6 +59,10 @@ int maat_seed_read_file(maat_seed *s, const char *path, maat_error *err);
  * MAAT_EIO naming the file if it exists or cannot be written. */
 int maat_seed_write_file(const maat_seed *s, const char *path,
                          maat_error *err);
+/* A secret key kept in a file (e.g. a tournament's): read it, or create
+ * the file with a key from the OS if there is none.  Refuses a key file
+ * that its group or others may read (MAAT_EINVAL, saying to chmod 600). */
+int maat_seed_key_file(maat_seed *s, const char *path, maat_error *err);
 
 /* Eight 64-byte ChaCha20 blocks per refill: libsodium computes eight at
  * once with AVX2, and a 4-seat Pyramids game costs 4% fewer instructions
