@@ -249,7 +249,9 @@ check(rc == 0 and len(rows) == len(want) == 18 and all(r["games"] == want[r["bot
 
 # ---- the ladder file is followed, not re-read ----------------------------------------
 def read_bytes(args):
-    """(exit code, bytes maat-ladder read) -- /proc/PID/io of the zombie."""
+    """(exit code, bytes maat-ladder read) -- /proc/PID/io of the zombie.
+    The count includes what its reaped children (referees, bots) read:
+    a few hundred KiB each under AddressSanitizer, far less otherwise."""
     with open(os.path.join(work, "io.out"), "w") as o, open(os.path.join(work, "io.err"), "w") as e:
         p = subprocess.Popen([LADDER, *args], stdout=o, stderr=e, cwd=work)
         end = time.monotonic() + 300
@@ -274,20 +276,20 @@ old_game = json.dumps({"v": 1, "id": "x", "match": "old", "game": "pyramids", "s
                        "decisions": 60, "duration_ms": 3, "pad": "x" * 300})
 big = os.path.join(work, "big.jsonl")
 with open(big, "w") as f:
-    for i in range(12000):
+    for i in range(48000):
         f.write(old_game.replace('"id": "x"', f'"id": "old-{i}"') + "\n")
 size = os.path.getsize(big)
 rc, got = read_bytes(["compare", *CMP_ARGS, "--candidate", RANDOM, "--baseline", RANDOM,
                       "--max-blocks", "20", "--jobs", "2", "--ladder", big, "--quiet",
                       "--log-dir", os.path.join(work, "biglogs")])
-check(rc == 2 and 0 < got < 2 * size,
-      f"compare, 10 waves on a {size >> 20} MiB ladder file: read {got >> 10} KiB (< 2x the file)")
+check(rc == 2 and 0 < got < 3 * size,
+      f"compare, 10 waves on a {size >> 20} MiB ladder file: read {got >> 20} MiB (< 3x the file)")
 conf, lad = write_config("bigrun", seats=2, matches=8, format="ladder", jobs=2,
                          bots=bots(("a", RANDOM), ("b", RANDOM), ("c", RANDOM)))
 shutil.copy(big, lad)
 rc, got = read_bytes(["run", conf, "--quiet"])
-check(rc == 0 and 0 < got < 2 * size,
-      f"run, ladder format, 8 matches on a {size >> 20} MiB ladder file: read {got >> 10} KiB (< 2x)")
+check(rc == 0 and 0 < got < 3 * size,
+      f"run, ladder format, 8 matches on a {size >> 20} MiB ladder file: read {got >> 20} MiB (< 3x)")
 
 print(f"ladder_ci: {failures} failed")
 if failures:
