@@ -6,6 +6,7 @@
 
 #include "maat/game.h"
 #include "games/registry.h"
+#include "games/wire.h"
 
 static const maat_rules *const all_rules[] = {
     &maat_pyramids_rules,
@@ -42,7 +43,8 @@ int maat_rules_check(const maat_rules *r, maat_error *err)
     NEED(apply); NEED(scores); NEED(encode_observation); NEED(render);
     NEED(encode_event); NEED(encode_action); NEED(decode_action);
     NEED(setup_decode); NEED(view_new); NEED(view_destroy);
-    NEED(view_update); NEED(determinize);
+    NEED(view_update); NEED(determinize); NEED(wire_actions);
+    NEED(wire_events);
 #undef NEED
     if (missing)
         return maat_error_set(err, MAAT_EINVAL, "game '%s': the rules table "
@@ -58,7 +60,12 @@ int maat_rules_check(const maat_rules *r, maat_error *err)
         return maat_error_set(err, MAAT_EINVAL, "game '%s': needs at least "
                               "one decision and event kind and at most %d "
                               "score parts", r->name, MAAT_MAX_SCORE_PARTS);
-    return MAAT_OK;
+    int rc = maat_wire_check(r->wire_actions, r->decision_names,
+                             r->n_decision_kinds, r->name, err);
+    if (!rc)
+        rc = maat_wire_check(r->wire_events, r->event_names,
+                             r->n_event_kinds, r->name, err);
+    return rc;
 }
 
 char *maat_game_render(const maat_rules *r, const maat_game *g, int seat)

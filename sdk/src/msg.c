@@ -1,5 +1,6 @@
 /* msg.c -- typed getters and packing helpers over msgpack-c objects.
  * The byte-level validator for untrusted input lives in msgcheck.c. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "maat/msg.h"
@@ -178,6 +179,28 @@ static inline size_t put_int(char *p, int64_t v)
     if (v <= (int64_t)UINT32_MAX)
         return put_be(p, 0xce, (uint64_t)v, 4);
     return put_be(p, 0xcf, (uint64_t)v, 8);
+}
+
+size_t maat_put_int(char *p, int64_t v)
+{
+    return put_int(p, v);
+}
+
+char *maat_pack_reserve(msgpack_packer *pk, size_t n)
+{
+    char *p = maat_pack_room(pk, n);
+    if (p || pk->callback != maat_sbuffer_write)
+        return p;
+    msgpack_sbuffer *sb = pk->data;
+    size_t alloc = sb->alloc ? sb->alloc * 2 : MSGPACK_SBUFFER_INIT_SIZE;
+    while (alloc - sb->size < n)
+        alloc *= 2;
+    char *data = realloc(sb->data, alloc);
+    if (!data)
+        return NULL;
+    sb->data = data;
+    sb->alloc = alloc;
+    return sb->data + sb->size;
 }
 
 /* The inline maat_pack_strn has already written a fixstr that fits. */

@@ -57,6 +57,8 @@
 typedef struct maat_setup maat_setup; /* opaque, per module */
 typedef struct maat_game maat_game;   /* opaque, per module */
 typedef struct maat_view maat_view;   /* opaque, per module */
+/* A game's wire declarations (the SDK's sdk/src/games/wire.h). */
+typedef struct maat_wire maat_wire;
 
 /* An action: `kind` is the decision kind it answers; args are per module. */
 typedef struct maat_action {
@@ -190,6 +192,11 @@ typedef struct maat_rules {
      * has no observation yet or is inconsistent. */
     maat_game *(*determinize)(const maat_view *v, maat_rng *rng,
                               maat_error *err);
+
+    /* The declarations the entries above encode and decode actions and
+     * events from (one per kind: fields, types, ranges, who sees them);
+     * the SDK's own tests read them. */
+    const maat_wire *wire_actions, *wire_events;
 } maat_rules;
 
 /* The registry of built-in games. */

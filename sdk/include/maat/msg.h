@@ -97,6 +97,14 @@ static inline char *maat_pack_room(msgpack_packer *pk, size_t n)
     return sb->data + sb->size;
 }
 
+/* Room for n more bytes at the end of the packer's sbuffer, grown when
+ * needed, or NULL when the packer writes elsewhere or memory runs out.
+ * Write there, then add what was written to the sbuffer's size. */
+char *maat_pack_reserve(msgpack_packer *pk, size_t n);
+/* v in its smallest form (msgpack_pack_int64's bytes) at p, at most 9
+ * bytes; returns the length. */
+size_t maat_put_int(char *p, int64_t v);
+
 static inline void maat_pack_strn(msgpack_packer *pk, const char *s,
                                   size_t n)
 {

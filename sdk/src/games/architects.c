@@ -37,112 +37,47 @@ static const char *const score_parts[] = {"structure", "chambers",
 
 /* ---- events --------------------------------------------------------- */
 
-/* Every event of this game is public: nothing but the orders of the
- * supply, the bag and the pile is hidden, and no event names an element
- * before it is drawn face up. */
-static void emit(maat_events *ev, int kind, int seat, int a0, int a1, int a2,
-                 int a3)
+/* Every event of this game is public (architects_wire.c declares them):
+ * nothing but the orders of the supply, the bag and the pile is hidden,
+ * and no event names an element before it is drawn face up. */
+static inline void emit(maat_events *ev, int kind, int seat, int a0, int a1,
+                        int a2, int a3)
 {
-    if (!ev)
-        return;
-    maat_event e = {MAAT_ALL_SEATS, (int16_t)kind, (int16_t)seat,
-                    {a0, a1, a2, a3, 0, 0}};
-    maat_events_push(ev, &e);
+    maat_wire_emit(ev, &arc_wire_events, kind, seat, a0, a1, a2, a3);
 }
 
 /* ---- setup ---------------------------------------------------------- */
 
-static int load_one(const maat_options *opt, const char *key,
-                    const char *ref_name, char *name, size_t name_size,
-                    void *out,
-                    int (*load)(void *, const char *, maat_error *),
-                    int (*parse)(void *, const char *, size_t, const char *,
-                                 maat_error *),
-                    const char *(*ref)(size_t *), maat_error *err)
-{
-    const char *path = maat_options_get(opt, key);
-    if (path) {
-        snprintf(name, name_size, "%s", path);
-        return load(out, path, err);
-    }
-    size_t len;
-    const char *text = ref(&len);
-    snprintf(name, name_size, "reference");
-    return parse(out, text, len, ref_name, err);
-}
-
-static int ld_stones(void *o, const char *p, maat_error *e)
-{
-    return maat_arc_stones_load(o, p, e);
-}
-static int ld_cards(void *o, const char *p, maat_error *e)
-{
-    return maat_arc_cards_load(o, p, e);
-}
-static int ld_board(void *o, const char *p, maat_error *e)
-{
-    return maat_arc_board_load(o, p, e);
-}
-static int ps_stones(void *o, const char *t, size_t n, const char *name,
-                     maat_error *e)
-{
-    return maat_arc_stones_parse(o, t, n, name, e);
-}
-static int ps_cards(void *o, const char *t, size_t n, const char *name,
-                    maat_error *e)
-{
-    return maat_arc_cards_parse(o, t, n, name, e);
-}
-static int ps_board(void *o, const char *t, size_t n, const char *name,
-                    maat_error *e)
-{
-    return maat_arc_board_parse(o, t, n, name, e);
-}
-
 static maat_setup *setup_new(const maat_options *opt, maat_error *err)
 {
-    static const char *const known[] = {"stones", "cards", "board"};
-    for (int i = 0; opt && i < opt->count; i++) {
-        int ok = 0;
-        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
-            ok |= strcmp(opt->key[i], known[k]) == 0;
-        if (!ok) {
-            maat_error_set(err, MAAT_EINVAL, "architects: unknown option "
-                           "'%s' (known: stones, cards, board)", opt->key[i]);
-            return NULL;
-        }
-    }
-    maat_setup *s = calloc(1, sizeof *s);
-    if (!s) {
-        maat_error_set(err, MAAT_ENOMEM, "architects: out of memory");
+    static const char *const known[] = {"stones", "cards", "board", NULL};
+    if (maat_kit_options_check(opt, "architects", known, err))
         return NULL;
-    }
-    int rc = load_one(opt, "stones", "architects-stones.txt", s->stones_name,
-                      sizeof s->stones_name, &s->stones, ld_stones, ps_stones,
-                      maat_arc_reference_stones, err);
+    maat_setup *s = MAAT_KIT_SETUP_NEW("architects", err);
+    if (!s)
+        return NULL;
+    maat_kit_component c[3] = {
+        {"stones", "stones", "architects-stones.txt", NULL, 0,
+         arc_parse_stones},
+        {"cards", "cards", "architects-cards.txt", NULL, 0, arc_parse_cards},
+        {"board", "board", "architects-board.txt", NULL, 0, arc_parse_board},
+    };
+    c[0].ref = maat_arc_reference_stones(&c[0].ref_len);
+    c[1].ref = maat_arc_reference_cards(&c[1].ref_len);
+    c[2].ref = maat_arc_reference_board(&c[2].ref_len);
+    int rc = maat_kit_component_load(&c[0], opt, &s->stones, s->stones_name,
+                                     sizeof s->stones_name, err);
     if (!rc)
-        rc = load_one(opt, "cards", "architects-cards.txt", s->cards_name,
-                      sizeof s->cards_name, &s->cards, ld_cards, ps_cards,
-                      maat_arc_reference_cards, err);
+        rc = maat_kit_component_load(&c[1], opt, &s->cards, s->cards_name,
+                                     sizeof s->cards_name, err);
     if (!rc)
-        rc = load_one(opt, "board", "architects-board.txt", s->board_name,
-                      sizeof s->board_name, &s->board, ld_board, ps_board,
-                      maat_arc_reference_board, err);
+        rc = maat_kit_component_load(&c[2], opt, &s->board, s->board_name,
+                                     sizeof s->board_name, err);
     if (!rc)
         rc = arc_setup_check(s, err);
-    if (rc) {
-        free(s);
-        return NULL;
-    }
+    if (rc)
+        maat_kit_setup_destroy(&s);
     return s;
-}
-
-static void setup_destroy(maat_setup **s)
-{
-    if (s && *s) {
-        free(*s);
-        *s = NULL;
-    }
 }
 
 /* ---- draws ---------------------------------------------------------- */
@@ -261,16 +196,10 @@ static int may_rotate(const maat_arc_stones *st, int stone)
 static maat_game *game_new(const maat_setup *setup, const maat_seed *seed,
                            int seats, maat_events *ev, maat_error *err)
 {
-    if (seats < 2 || seats > MAAT_ARC_MAX_SEATS) {
-        maat_error_set(err, MAAT_EINVAL,
-                       "architects is for 2 to 4 seats, not %d", seats);
+    maat_game *g = maat_kit_game_new(setup, seats, 2, MAAT_ARC_MAX_SEATS,
+                                     err);
+    if (!g)
         return NULL;
-    }
-    maat_game *g = calloc(1, sizeof *g);
-    if (!g) {
-        maat_error_set(err, MAAT_ENOMEM, "architects: out of memory");
-        return NULL;
-    }
     maat_arc_state *st = &g->st;
     arc_attach(st, setup);
     const maat_arc_board *b = st->board;
@@ -315,27 +244,6 @@ static maat_game *game_new(const maat_setup *setup, const maat_seed *seed,
     st->phase = MAAT_ARC_TAKE;
     st->to_move = 0;
     return g;
-}
-
-static void destroy(maat_game **g)
-{
-    if (g && *g) {
-        free(*g);
-        *g = NULL;
-    }
-}
-
-static maat_game *copy(const maat_game *g)
-{
-    maat_game *c = malloc(sizeof *c);
-    if (c)
-        *c = *g;
-    return c;
-}
-
-static int seats_of(const maat_game *g)
-{
-    return g->st.seats;
 }
 
 static maat_decision decision(const maat_game *g)
@@ -574,6 +482,8 @@ maat_arc_state *maat_arc_state_mut(maat_game *g)
     return &g->st;
 }
 
+MAAT_KIT_FUNCS(arc_wire_actions, arc_wire_events)
+
 const maat_rules maat_architects_rules = {
     .name = "architects",
     .rules_version = "architects-2",
@@ -585,13 +495,10 @@ const maat_rules maat_architects_rules = {
     .n_event_kinds = MAAT_ARC_EV_KINDS,
     .score_parts = score_parts,
     .n_score_parts = MAAT_ARC_S_PARTS,
+    MAAT_KIT_ENTRIES(arc_wire_actions, arc_wire_events),
     .setup_new = setup_new,
-    .setup_destroy = setup_destroy,
     .setup_encode = arc_setup_encode,
     .game_new = game_new,
-    .destroy = destroy,
-    .copy = copy,
-    .seats = seats_of,
     .decision = decision,
     .is_over = is_over,
     .legal_actions = legal_actions,
@@ -599,12 +506,7 @@ const maat_rules maat_architects_rules = {
     .scores = arc_scores,
     .encode_observation = arc_encode_observation,
     .render = arc_render,
-    .encode_event = arc_encode_event,
-    .encode_action = arc_encode_action,
-    .decode_action = arc_decode_action,
     .setup_decode = arc_setup_decode,
-    .view_new = arc_view_new,
-    .view_destroy = arc_view_destroy,
     .view_update = arc_view_update,
     .determinize = arc_determinize,
 };

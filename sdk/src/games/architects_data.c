@@ -58,99 +58,28 @@ int maat_arc_space(const maat_arc_board *b, int level, int pos)
     return b->level_first[level] + pos;
 }
 
-/* ---- lines and words ------------------------------------------------ */
-
-#define MAX_WORDS 8
+/* ---- lines and words (the kit's reader, kit.h) ----------------------- */
 
 typedef struct parser {
-    const char *name;
-    int line;
-    char *w[MAX_WORDS];
-    int n; /* words on this line; MAX_WORDS + 1 when there were too many */
-    maat_error *err;
-    void *out;
+    maat_kit_reader r; /* first: the line callbacks get &p->r */
     uint8_t seen[2][MAAT_ARC_MAX_LARGE > MAAT_ARC_MAX_CARDS
                         ? MAAT_ARC_MAX_LARGE : MAAT_ARC_MAX_CARDS];
     int count[2];
 } parser;
 
-#define FAIL(p, ...) fail_at(p, __VA_ARGS__)
+#define FAIL(p, ...) maat_kit_fail(&(p)->r, __VA_ARGS__)
+#define MAX_WORDS MAAT_KIT_MAX_WORDS
 
-__attribute__((format(printf, 2, 3)))
-static int fail_at(parser *p, const char *fmt, ...)
-{
-    char why[200];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, sizeof why, fmt, ap);
-    va_end(ap);
-    return maat_error_set(p->err, MAAT_EFORMAT, "%s:%d: %s", p->name, p->line,
-                          why);
-}
-
-static int split_words(char *line, char **w, int max)
-{
-    int n = 0;
-    char *q = line;
-    while (*q) {
-        while (*q == ' ' || *q == '\t' || *q == '\r')
-            *q++ = 0;
-        if (!*q)
-            break;
-        if (n == max)
-            return max + 1;
-        w[n++] = q;
-        while (*q && *q != ' ' && *q != '\t' && *q != '\r')
-            q++;
-    }
-    return n;
-}
-
-/* Calls one_line for every line with words; stops at the first error. */
 static int each_line(parser *p, const char *text, size_t len,
-                     int (*one_line)(parser *p))
+                     int (*one_line)(maat_kit_reader *r))
 {
-    size_t pos = 0;
-    char line[256];
-    p->line = 0;
-    while (pos < len) {
-        size_t end = pos;
-        while (end < len && text[end] != '\n')
-            end++;
-        p->line++;
-        size_t n = end - pos;
-        if (n >= sizeof line)
-            return FAIL(p, "line longer than %zu bytes", sizeof line - 1);
-        memcpy(line, text + pos, n);
-        line[n] = 0;
-        if (memchr(line, 0, n))
-            return FAIL(p, "NUL byte in a text file");
-        char *hash = strchr(line, '#');
-        if (hash)
-            *hash = 0;
-        p->n = split_words(line, p->w, MAX_WORDS);
-        if (p->n > 0) {
-            int rc = one_line(p);
-            if (rc)
-                return rc;
-        }
-        pos = end + 1;
-    }
-    return MAAT_OK;
+    return maat_kit_lines(&p->r, text, len, MAX_WORDS, one_line);
 }
 
-/* A decimal integer in [lo, hi]. */
 static int number(parser *p, const char *word, const char *what, int lo,
                   int hi, int *out)
 {
-    char *end;
-    errno = 0;
-    long v = strtol(word, &end, 10);
-    if (!*word || *end || errno || v < lo || v > hi)
-        return FAIL(p, "%s '%s' is not a number in %d..%d", what, word, lo,
-                    hi);
-    *out = (int)v;
-    return MAAT_OK;
+    return maat_kit_number(&p->r, word, what, lo, hi, out);
 }
 
 /* The index of `word` in names[0..n), or a failure listing them. */
@@ -172,9 +101,9 @@ static int one_of(parser *p, const char *word, const char *what,
 
 static int want_words(parser *p, int n, const char *form)
 {
-    if (p->n != n)
+    if (p->r.n != n)
         return FAIL(p, "expected '%s', got %d words", form,
-                    p->n > MAX_WORDS ? MAX_WORDS + 1 : p->n);
+                    p->r.n > MAX_WORDS ? MAX_WORDS + 1 : p->r.n);
     return MAAT_OK;
 }
 
@@ -207,51 +136,52 @@ static int ids_dense(parser *p, int t, const char *what, int min)
 
 /* ---- stones --------------------------------------------------------- */
 
-static int stone_line(parser *p)
+static int stone_line(maat_kit_reader *r)
 {
-    maat_arc_stones *s = p->out;
+    parser *p = (parser *)r;
+    maat_arc_stones *s = p->r.out;
     int id = 0, v = 0, rc;
-    if (strcmp(p->w[0], "large") == 0) {
+    if (strcmp(p->r.w[0], "large") == 0) {
         if ((rc = want_words(p, 6, "large <id> <colour> <openings> "
                                    "<sarcophagus> <symbol>")) ||
-            (rc = new_id(p, 0, p->w[1], "large stone id", MAAT_ARC_MAX_LARGE,
+            (rc = new_id(p, 0, p->r.w[1], "large stone id", MAAT_ARC_MAX_LARGE,
                          &id)))
             return rc;
         maat_arc_large *l = &s->large[id];
-        if ((rc = one_of(p, p->w[2], "colour", maat_arc_colour_names,
+        if ((rc = one_of(p, p->r.w[2], "colour", maat_arc_colour_names,
                          MAAT_ARC_COLOURS, &v)))
             return rc;
         l->colour = (uint8_t)v;
-        if ((rc = one_of(p, p->w[3], "openings", maat_arc_opening_names, 4,
+        if ((rc = one_of(p, p->r.w[3], "openings", maat_arc_opening_names, 4,
                          &v)))
             return rc;
         l->open = (uint8_t)v; /* none 0, left 1, right 2, both 3: the bits */
         static const char *const sarc[] = {"-", "sarcophagus"};
-        if ((rc = one_of(p, p->w[4], "sarcophagus", sarc, 2, &v)))
+        if ((rc = one_of(p, p->r.w[4], "sarcophagus", sarc, 2, &v)))
             return rc;
         l->sarcophagus = (uint8_t)v;
-        if ((rc = one_of(p, p->w[5], "symbol", maat_arc_symbol_names,
+        if ((rc = one_of(p, p->r.w[5], "symbol", maat_arc_symbol_names,
                          MAAT_ARC_SYMBOLS, &v)))
             return rc;
         l->symbol = (uint8_t)v;
         return MAAT_OK;
     }
-    if (strcmp(p->w[0], "small") == 0) {
+    if (strcmp(p->r.w[0], "small") == 0) {
         if ((rc = want_words(p, 4, "small <id> <colour> <workers>")) ||
-            (rc = new_id(p, 1, p->w[1], "small stone id", MAAT_ARC_MAX_SMALL,
+            (rc = new_id(p, 1, p->r.w[1], "small stone id", MAAT_ARC_MAX_SMALL,
                          &id)))
             return rc;
-        if ((rc = one_of(p, p->w[2], "colour", maat_arc_colour_names,
+        if ((rc = one_of(p, p->r.w[2], "colour", maat_arc_colour_names,
                          MAAT_ARC_COLOURS, &v)))
             return rc;
         s->small[id].colour = (uint8_t)v;
-        if ((rc = number(p, p->w[3], "workers", 1, 3, &v)))
+        if ((rc = number(p, p->r.w[3], "workers", 1, 3, &v)))
             return rc;
         s->small[id].workers = (uint8_t)v;
         return MAAT_OK;
     }
     return FAIL(p, "a line starts with 'large' or 'small', not '%s'",
-                p->w[0]);
+                p->r.w[0]);
 }
 
 int maat_arc_stones_parse(maat_arc_stones *s, const char *text, size_t len,
@@ -260,9 +190,9 @@ int maat_arc_stones_parse(maat_arc_stones *s, const char *text, size_t len,
     parser p;
     memset(&p, 0, sizeof p);
     memset(s, 0, sizeof *s);
-    p.name = name;
-    p.err = err;
-    p.out = s;
+    p.r.name = name;
+    p.r.err = err;
+    p.r.out = s;
     int rc = each_line(&p, text, len, stone_line);
     if (!rc)
         rc = ids_dense(&p, 0, "large stone", 1);
@@ -277,15 +207,16 @@ int maat_arc_stones_parse(maat_arc_stones *s, const char *text, size_t len,
 
 /* ---- cards ---------------------------------------------------------- */
 
-static int card_line(parser *p)
+static int card_line(maat_kit_reader *r)
 {
-    maat_arc_cards *c = p->out;
+    parser *p = (parser *)r;
+    maat_arc_cards *c = p->r.out;
     int id = 0, v = 0, rc;
-    if (strcmp(p->w[0], "card") != 0)
-        return FAIL(p, "a line starts with 'card', not '%s'", p->w[0]);
+    if (strcmp(p->r.w[0], "card") != 0)
+        return FAIL(p, "a line starts with 'card', not '%s'", p->r.w[0]);
     if ((rc = want_words(p, 3, "card <id> <kind>")) ||
-        (rc = new_id(p, 0, p->w[1], "card id", MAAT_ARC_MAX_CARDS, &id)) ||
-        (rc = one_of(p, p->w[2], "card kind", maat_arc_card_names,
+        (rc = new_id(p, 0, p->r.w[1], "card id", MAAT_ARC_MAX_CARDS, &id)) ||
+        (rc = one_of(p, p->r.w[2], "card kind", maat_arc_card_names,
                      MAAT_ARC_CARD_KINDS, &v)))
         return rc;
     c->kind[id] = (uint8_t)v;
@@ -298,9 +229,9 @@ int maat_arc_cards_parse(maat_arc_cards *c, const char *text, size_t len,
     parser p;
     memset(&p, 0, sizeof p);
     memset(c, 0, sizeof *c);
-    p.name = name;
-    p.err = err;
-    p.out = c;
+    p.r.name = name;
+    p.r.err = err;
+    p.r.out = c;
     int rc = each_line(&p, text, len, card_line);
     if (!rc)
         rc = ids_dense(&p, 0, "card", 1);
@@ -315,7 +246,7 @@ int maat_arc_cards_parse(maat_arc_cards *c, const char *text, size_t len,
 /* A piece word: "L.p", "L.left", "L.right" or "bottom" -> piece index. */
 static int piece(parser *p, const char *word, int *out)
 {
-    maat_arc_board *b = p->out;
+    maat_arc_board *b = p->r.out;
     if (strcmp(word, "bottom") == 0) {
         *out = maat_arc_bottom(b);
         return MAAT_OK;
@@ -349,12 +280,13 @@ static int piece(parser *p, const char *word, int *out)
 /* Which sections have been seen, for the order rules. */
 enum { SEEN_COMMON = 1, SEEN_FACEUP = 2, SEEN_PIECES = 4 };
 
-static int board_line(parser *p)
+static int board_line(maat_kit_reader *r)
 {
-    maat_arc_board *b = p->out;
+    parser *p = (parser *)r;
+    maat_arc_board *b = p->r.out;
     int *seen = &p->count[1];
     int v = 0, a = 0, c = 0, rc;
-    const char *w = p->w[0];
+    const char *w = p->r.w[0];
     if (strcmp(w, "common") == 0 || strcmp(w, "faceup") == 0) {
         int common = w[0] == 'c';
         int flag = common ? SEEN_COMMON : SEEN_FACEUP;
@@ -362,7 +294,7 @@ static int board_line(parser *p)
             return rc;
         if (*seen & flag)
             return FAIL(p, "'%s' given twice", w);
-        if ((rc = number(p, p->w[1], w, common ? 2 : 1,
+        if ((rc = number(p, p->r.w[1], w, common ? 2 : 1,
                          common ? MAAT_ARC_MAX_COMMON : MAAT_ARC_MAX_FACEUP,
                          &v)))
             return rc;
@@ -378,12 +310,12 @@ static int board_line(parser *p)
             return rc;
         if (*seen & SEEN_PIECES)
             return FAIL(p, "levels come before every spot and touch");
-        if ((rc = number(p, p->w[1], "level", 1, MAAT_ARC_MAX_LEVELS, &v)))
+        if ((rc = number(p, p->r.w[1], "level", 1, MAAT_ARC_MAX_LEVELS, &v)))
             return rc;
         if (v != b->levels + 1)
             return FAIL(p, "level %d out of order: levels are 1, 2, ... "
                         "and the next is %d", v, b->levels + 1);
-        if ((rc = number(p, p->w[2], "large spaces", 0, MAAT_ARC_MAX_SPACES,
+        if ((rc = number(p, p->r.w[2], "large spaces", 0, MAAT_ARC_MAX_SPACES,
                          &a)))
             return rc;
         if (b->n_large + a > MAAT_ARC_MAX_SPACES)
@@ -407,19 +339,19 @@ static int board_line(parser *p)
         if (b->levels == 0)
             return FAIL(p, "'%s' before any level", w);
         *seen |= SEEN_PIECES;
-        if ((rc = piece(p, p->w[1], &a)) || (rc = piece(p, p->w[2], &c)))
+        if ((rc = piece(p, p->r.w[1], &a)) || (rc = piece(p, p->r.w[2], &c)))
             return rc;
         if (a == c)
             return FAIL(p, "a %s joins two different pieces, not '%s' with "
-                        "itself", w, p->w[1]);
+                        "itself", w, p->r.w[1]);
         if (spot) {
             if (a >= b->n_large || c >= b->n_large)
                 return FAIL(p, "a card spot is between two large spaces");
             for (int i = 0; i < b->n_spots; i++)
                 if ((b->spot[i][0] == a && b->spot[i][1] == c) ||
                     (b->spot[i][0] == c && b->spot[i][1] == a))
-                    return FAIL(p, "card spot %s %s given twice", p->w[1],
-                                p->w[2]);
+                    return FAIL(p, "card spot %s %s given twice", p->r.w[1],
+                                p->r.w[2]);
             if (b->n_spots == MAAT_ARC_MAX_SPOTS)
                 return FAIL(p, "more than %d card spots", MAAT_ARC_MAX_SPOTS);
             b->spot[b->n_spots][0] = (uint8_t)a;
@@ -427,7 +359,7 @@ static int board_line(parser *p)
             b->n_spots++;
         } else {
             if (b->touch[a] >> c & 1)
-                return FAIL(p, "touch %s %s given twice", p->w[1], p->w[2]);
+                return FAIL(p, "touch %s %s given twice", p->r.w[1], p->r.w[2]);
             b->touch[a] |= 1ull << c;
             b->touch[c] |= 1ull << a;
         }
@@ -443,9 +375,9 @@ int maat_arc_board_parse(maat_arc_board *b, const char *text, size_t len,
     parser p;
     memset(&p, 0, sizeof p);
     memset(b, 0, sizeof *b);
-    p.name = name;
-    p.err = err;
-    p.out = b;
+    p.r.name = name;
+    p.r.err = err;
+    p.r.out = b;
     /* The small spaces and the bottom are numbered after the large spaces,
      * so a level declared after a touch would renumber them: levels first
      * (board_line enforces it). */
@@ -463,48 +395,19 @@ int maat_arc_board_parse(maat_arc_board *b, const char *text, size_t len,
 
 /* ---- files ---------------------------------------------------------- */
 
-static int load(const char *path, const char *what, void *out,
-                int (*parse)(void *, const char *, size_t, const char *,
-                             maat_error *),
-                maat_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return maat_error_set(err, MAAT_EIO, "%s: cannot open %s file: %s",
-                              path, what, strerror(errno));
-    size_t cap = 1 << 16;
-    char *buf = malloc(cap);
-    if (!buf) {
-        fclose(f);
-        return maat_error_set(err, MAAT_ENOMEM, "%s: out of memory", path);
-    }
-    size_t len = fread(buf, 1, cap, f);
-    int too_big = len == cap, failed = ferror(f);
-    fclose(f);
-    int rc;
-    if (failed)
-        rc = maat_error_set(err, MAAT_EIO, "%s: read error", path);
-    else if (too_big)
-        rc = maat_error_set(err, MAAT_EFORMAT, "%s: larger than %zu bytes; "
-                            "not a %s file", path, cap - 1, what);
-    else
-        rc = parse(out, buf, len, path, err);
-    free(buf);
-    return rc;
-}
-
-static int parse_stones(void *o, const char *t, size_t n, const char *name,
-                        maat_error *err)
+/* The parsers as maat_kit_parse_fn (architects.c loads the components). */
+int arc_parse_stones(void *o, const char *t, size_t n, const char *name,
+                     maat_error *err)
 {
     return maat_arc_stones_parse(o, t, n, name, err);
 }
-static int parse_cards(void *o, const char *t, size_t n, const char *name,
-                       maat_error *err)
+int arc_parse_cards(void *o, const char *t, size_t n, const char *name,
+                    maat_error *err)
 {
     return maat_arc_cards_parse(o, t, n, name, err);
 }
-static int parse_board(void *o, const char *t, size_t n, const char *name,
-                       maat_error *err)
+int arc_parse_board(void *o, const char *t, size_t n, const char *name,
+                    maat_error *err)
 {
     return maat_arc_board_parse(o, t, n, name, err);
 }
@@ -512,17 +415,17 @@ static int parse_board(void *o, const char *t, size_t n, const char *name,
 int maat_arc_stones_load(maat_arc_stones *s, const char *path,
                          maat_error *err)
 {
-    return load(path, "stones", s, parse_stones, err);
+    return maat_kit_load(path, "stones", arc_parse_stones, s, err);
 }
 
 int maat_arc_cards_load(maat_arc_cards *c, const char *path, maat_error *err)
 {
-    return load(path, "cards", c, parse_cards, err);
+    return maat_kit_load(path, "cards", arc_parse_cards, c, err);
 }
 
 int maat_arc_board_load(maat_arc_board *b, const char *path, maat_error *err)
 {
-    return load(path, "board", b, parse_board, err);
+    return maat_kit_load(path, "board", arc_parse_board, b, err);
 }
 
 int arc_setup_check(const maat_setup *s, maat_error *err)

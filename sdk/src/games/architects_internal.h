@@ -5,9 +5,11 @@
 #define MAAT_ARCHITECTS_INTERNAL_H
 
 #include "maat/architects.h"
+#include "kit.h"
 
 /* The components of a game, loaded once, shared read-only by its games. */
 struct maat_setup {
+    maat_kit_setup kit;
     maat_arc_stones stones;
     maat_arc_cards cards;
     maat_arc_board board;
@@ -18,6 +20,14 @@ struct maat_setup {
 struct maat_game {
     maat_arc_state st;
 };
+
+/* The view (architects_view.c): the latest observation is everything. */
+struct maat_view {
+    maat_kit_view kit;
+    maat_arc_state obs;
+};
+
+extern const maat_wire arc_wire_actions, arc_wire_events;
 
 /* A state's pointers into its setup. */
 static inline void arc_attach(maat_arc_state *st, const maat_setup *s)
@@ -31,20 +41,20 @@ static inline void arc_attach(maat_arc_state *st, const maat_setup *s)
  * full 4-seat game); MAAT_EFORMAT naming the file otherwise. */
 int arc_setup_check(const maat_setup *s, maat_error *err);
 
+/* The component parsers as maat_kit_parse_fn (architects_data.c). */
+int arc_parse_stones(void *out, const char *text, size_t len,
+                     const char *name, maat_error *err);
+int arc_parse_cards(void *out, const char *text, size_t len,
+                    const char *name, maat_error *err);
+int arc_parse_board(void *out, const char *text, size_t len,
+                    const char *name, maat_error *err);
+
 /* wire: the msgpack side (architects_wire.c) */
 int arc_setup_encode(const maat_setup *s, msgpack_packer *pk);
 maat_setup *arc_setup_decode(const msgpack_object *o, maat_error *err);
 int arc_encode_observation(const maat_game *g, int seat, msgpack_packer *pk);
-int arc_encode_event(const maat_game *g, const maat_event *e,
-                     msgpack_packer *pk);
-int arc_encode_action(const maat_game *g, const maat_action *a,
-                      msgpack_packer *pk);
-int arc_decode_action(const maat_game *g, const msgpack_object *o,
-                      maat_action *a, maat_error *err);
 
 /* view: the bot side of hidden information (architects_view.c) */
-maat_view *arc_view_new(const maat_setup *s, int seat, int seats);
-void arc_view_destroy(maat_view **v);
 int arc_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err);
 maat_game *arc_determinize(const maat_view *v, maat_rng *rng,

@@ -331,47 +331,18 @@ int maat_arc_observation_decode(const msgpack_object *o, maat_arc_state *st,
 
 /* ---- the view ------------------------------------------------------- */
 
-struct maat_view {
-    const maat_setup *setup;
-    int seat, seats;
-    int has_observation;
-    maat_arc_state obs;
-};
-
-maat_view *arc_view_new(const maat_setup *s, int seat, int seats)
-{
-    maat_view *v = calloc(1, sizeof *v);
-    if (v) {
-        v->setup = s;
-        v->seat = seat;
-        v->seats = seats;
-    }
-    return v;
-}
-
-void arc_view_destroy(maat_view **v)
-{
-    if (v && *v) {
-        free(*v);
-        *v = NULL;
-    }
-}
-
 int arc_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err)
 {
     (void)events; /* the observation holds everything that is public */
     maat_arc_state st;
-    arc_attach(&st, v->setup);
+    arc_attach(&st, v->kit.setup);
     int rc = maat_arc_observation_decode(observation, &st, err);
-    if (rc)
-        return rc;
-    if (st.seats != v->seats)
-        return maat_error_set(err, MAAT_EDECODE, "observation for %d seats, "
-                              "view for %d", st.seats, v->seats);
-    v->obs = st;
-    v->has_observation = 1;
-    return MAAT_OK;
+    if (!rc)
+        rc = maat_kit_view_updated(&v->kit, st.seats, err);
+    if (!rc)
+        v->obs = st;
+    return rc;
 }
 
 /* The ids of one kind not seen anywhere, shuffled into out[]; returns
@@ -389,15 +360,9 @@ static int unseen(const uint8_t *mark, int n, uint8_t *out, maat_rng *rng)
 maat_game *arc_determinize(const maat_view *v, maat_rng *rng,
                            maat_error *err)
 {
-    if (!v->has_observation) {
-        maat_error_set(err, MAAT_ESTATE, "the view has no observation yet");
+    maat_game *g = maat_kit_determinize_begin(&v->kit, err);
+    if (!g)
         return NULL;
-    }
-    maat_game *g = malloc(sizeof *g);
-    if (!g) {
-        maat_error_set(err, MAAT_ENOMEM, "out of memory");
-        return NULL;
-    }
     maat_arc_state *st = &g->st;
     *st = v->obs;
     const maat_arc_board *b = st->board;
@@ -432,13 +397,14 @@ maat_game *arc_determinize(const maat_view *v, maat_rng *rng,
     int ns = unseen(sn.small, st->stones->n_small, st->bag, rng);
     int nc = unseen(sn.card, st->cards->n, st->pile, rng);
     if (nl != st->n_supply || ns != st->n_bag || nc != st->n_pile) {
-        free(g);
+        maat_kit_game_destroy(&g);
         maat_error_set(err, MAAT_EDECODE, "the observation does not add up: "
                        "%d unseen large stones for a supply of %d, %d small "
                        "for a bag of %d, %d cards for a pile of %d", nl,
                        v->obs.n_supply, ns, v->obs.n_bag, nc, v->obs.n_pile);
         return NULL;
     }
-    maat_rng_fork(rng, &st->rng);
-    return g;
+    /* (the observation decoder already refused an unplayable state) */
+    return maat_kit_determinize_end(&maat_architects_rules, g, rng, &st->rng,
+                                    NULL, err);
 }

@@ -27,6 +27,63 @@ static const char *const phase_names[] = {"take", "place", "small", "card",
                                           "over"};
 static const char *const side_names[] = {"left", "right"};
 
+/* ---- actions and events ---------------------------------------------- */
+
+#define LARGE(arg) MAAT_W_INT("large", arg, 0, MAAT_ARC_MAX_LARGE - 1)
+#define SMALL(arg) MAAT_W_INT("small", arg, 0, MAAT_ARC_MAX_SMALL - 1)
+#define CARD(arg) MAAT_W_INT("card", arg, 0, MAAT_ARC_MAX_CARDS - 1)
+#define LEVEL(arg) MAAT_W_INT("level", arg, 1, MAAT_ARC_MAX_LEVELS)
+#define SLOT(arg) MAAT_W_INT("slot", arg, 0, MAAT_ARC_MAX_FACEUP - 1)
+#define SPACE(arg) MAAT_W_INT("space", arg, 0, MAAT_ARC_MAX_COMMON - 1)
+
+/* A small stone goes "to" the pyramid (arg1 = level, arg2 = side) or to
+ * the collection (arg1 = 0): two variants of one kind. */
+#define TO_PYRAMID MAAT_W_WHEN(1, 1, MAAT_ARC_MAX_LEVELS)
+#define TO_COLLECTION MAAT_W_WHEN(1, 0, 0)
+
+static const maat_wire_kind actions[] = {
+    {MAAT_W_KIND("take", MAAT_ARC_TAKE), MAAT_W_FIELDS(SPACE(0))},
+    {MAAT_W_KIND("place", MAAT_ARC_PLACE),
+     MAAT_W_FIELDS(LARGE(0), LEVEL(1),
+                   MAAT_W_INT("pos", 2, 0, MAAT_ARC_MAX_SPACES - 1),
+                   MAAT_W_BOOL("rotated", 3))},
+    {MAAT_W_KIND("small", MAAT_ARC_SMALL), TO_PYRAMID,
+     MAAT_W_FIELDS(SMALL(0), MAAT_W_CONST("to", "pyramid"), LEVEL(1),
+                   MAAT_W_NAME("side", 2, side_names))},
+    {MAAT_W_KIND("small", MAAT_ARC_SMALL), TO_COLLECTION,
+     MAAT_W_FIELDS(SMALL(0), MAAT_W_CONST("to", "collection"))},
+    {MAAT_W_KIND("card", MAAT_ARC_CARD), MAAT_W_FIELDS(CARD(0))},
+};
+
+static const maat_wire_kind events[] = {
+    {MAAT_W_KIND("refill", MAAT_ARC_EV_REFILL),
+     MAAT_W_FIELDS(SPACE(0), LARGE(1))},
+    {MAAT_W_KIND("faceup", MAAT_ARC_EV_FACEUP),
+     MAAT_W_FIELDS(SLOT(0), CARD(1))},
+    {MAAT_W_KIND("draw", MAAT_ARC_EV_DRAW),
+     MAAT_W_FIELDS(MAAT_W_SEAT, SMALL(0), MAAT_W_BOOL("khnum", 1))},
+    {MAAT_W_KIND("pay", MAAT_ARC_EV_PAY),
+     MAAT_W_FIELDS(MAAT_W_SEAT, SMALL(0))},
+    {MAAT_W_KIND("take", MAAT_ARC_EV_TAKE),
+     MAAT_W_FIELDS(MAAT_W_SEAT, SPACE(0), LARGE(1),
+                   MAAT_W_INT("smalls", 2, 0, MAAT_ARC_MAX_SMALL))},
+    {MAAT_W_KIND("place", MAAT_ARC_EV_PLACE),
+     MAAT_W_FIELDS(MAAT_W_SEAT, LARGE(0), LEVEL(1),
+                   MAAT_W_INT("pos", 2, 0, MAAT_ARC_MAX_SPACES - 1),
+                   MAAT_W_BOOL("rotated", 3))},
+    {MAAT_W_KIND("small", MAAT_ARC_EV_SMALL), TO_PYRAMID,
+     MAAT_W_FIELDS(MAAT_W_SEAT, SMALL(0), MAAT_W_CONST("to", "pyramid"),
+                   LEVEL(1), MAAT_W_NAME("side", 2, side_names))},
+    {MAAT_W_KIND("small", MAAT_ARC_EV_SMALL), TO_COLLECTION,
+     MAAT_W_FIELDS(MAAT_W_SEAT, SMALL(0), MAAT_W_CONST("to", "collection"))},
+    {MAAT_W_KIND("card", MAAT_ARC_EV_CARD),
+     MAAT_W_FIELDS(MAAT_W_SEAT, CARD(0), SLOT(1))},
+    {MAAT_W_KIND("end", MAAT_ARC_EV_END)},
+};
+
+const maat_wire arc_wire_actions = MAAT_W_ACTIONS(actions);
+const maat_wire arc_wire_events = MAAT_W_EVENTS(events);
+
 static void pack_id_or_nil(msgpack_packer *pk, int v)
 {
     if (v < 0)
@@ -37,9 +94,7 @@ static void pack_id_or_nil(msgpack_packer *pk, int v)
 
 static void pack_ids(msgpack_packer *pk, const uint8_t *ids, int n)
 {
-    maat_pack_array(pk, (size_t)n);
-    for (int i = 0; i < n; i++)
-        maat_pack_int(pk, ids[i]);
+    maat_wire_pack_u8s(pk, ids, (size_t)n);
 }
 
 /* A face-down order, whose next draw is its last element, next first. */
@@ -293,13 +348,11 @@ static int decode_board(const msgpack_object *o, text *t)
 
 maat_setup *arc_setup_decode(const msgpack_object *o, maat_error *err)
 {
-    maat_setup *s = calloc(1, sizeof *s);
+    maat_setup *s = MAAT_KIT_SETUP_NEW("architects", err);
     text t[3];
     memset(t, 0, sizeof t);
-    if (!s) {
-        maat_error_set(err, MAAT_ENOMEM, "out of memory");
+    if (!s)
         return NULL;
-    }
     static const char *const what[3] = {"'large'/'small'", "'cards'",
                                         "'board'"};
     int ok[3] = {decode_stones(o, &t[0]), decode_cards(o, &t[1]),
@@ -323,7 +376,7 @@ maat_setup *arc_setup_decode(const msgpack_object *o, maat_error *err)
     if (rc) {
         if (err && err->code != MAAT_ENOMEM)
             err->code = MAAT_EDECODE;
-        free(s);
+        maat_kit_setup_destroy(&s);
         return NULL;
     }
     snprintf(s->stones_name, sizeof s->stones_name, "from the referee");
@@ -343,26 +396,23 @@ static void pack_scores(msgpack_packer *pk, const maat_arc_state *st)
         const maat_arc_seat *s = &st->seat[i];
         maat_arc_detail d;
         maat_arc_score_seat(st->board, st->stones, st->cards, s, &d);
-        maat_pack_map(pk, 6);
-        maat_pack_kv_int(pk, "total", sc[i].total);
-        maat_pack_kv_int(pk, "rank", sc[i].rank);
-        maat_pack_kv_int(pk, "small_stones", d.small_stones);
-        maat_pack_str(pk, "parts");
-        maat_pack_map(pk, MAAT_ARC_S_PARTS);
-        for (int p = 0; p < MAAT_ARC_S_PARTS; p++)
-            maat_pack_kv_int(pk, maat_architects_rules.score_parts[p],
-                             sc[i].part[p]);
-        maat_pack_str(pk, "structure");
+        maat_wire_map m;
+        maat_wire_map_begin(&m, pk, 6);
+        maat_kit_score_head(&m, &sc[i]);
+        MAAT_MAP_INT(&m, "small_stones", d.small_stones);
+        maat_kit_score_parts(&m, &maat_architects_rules, &sc[i]);
+        MAAT_MAP_KEY(&m, "structure");
         maat_pack_map(pk, MAAT_ARC_COLOURS);
         for (int c = 0; c < MAAT_ARC_COLOURS; c++)
             maat_pack_kv_int(pk, maat_arc_colour_names[c], d.height[c]);
-        maat_pack_str(pk, "card_points");
+        MAAT_MAP_KEY(&m, "card_points");
         maat_pack_array(pk, s->n_cards);
         for (int k = 0; k < s->n_cards; k++) {
             maat_pack_map(pk, 2);
             maat_pack_kv_int(pk, "card", s->cards[k]);
             maat_pack_kv_int(pk, "points", d.card_points[k]);
         }
+        maat_wire_map_end(&m);
     }
 }
 
@@ -373,8 +423,9 @@ static void pack_player(msgpack_packer *pk, const maat_arc_state *st,
     int n = 0;
     for (int i = 0; i < b->n_large; i++)
         n += s->large[i] >= 0; /* not s->placed: hand-built states too */
-    maat_pack_map(pk, 5);
-    maat_pack_str(pk, "pyramid");
+    maat_wire_map m;
+    maat_wire_map_begin(&m, pk, 5);
+    MAAT_MAP_KEY(&m, "pyramid");
     maat_pack_array(pk, (size_t)n);
     for (int i = 0; i < b->n_large; i++)
         if (s->large[i] >= 0) {
@@ -388,7 +439,7 @@ static void pack_player(msgpack_packer *pk, const maat_arc_state *st,
     n = 0;
     for (int k = 0; k < maat_arc_n_small_spaces(b); k++)
         n += s->small[k] >= 0;
-    maat_pack_str(pk, "smalls");
+    MAAT_MAP_KEY(&m, "smalls");
     maat_pack_array(pk, (size_t)n);
     for (int k = 0; k < maat_arc_n_small_spaces(b); k++)
         if (s->small[k] >= 0) {
@@ -397,12 +448,13 @@ static void pack_player(msgpack_packer *pk, const maat_arc_state *st,
             maat_pack_kv_int(pk, "level", k / 2 + 1);
             maat_pack_kv_str(pk, "side", side_names[k % 2]);
         }
-    maat_pack_str(pk, "collection");
+    MAAT_MAP_KEY(&m, "collection");
     pack_ids(pk, s->collection, s->n_collection);
-    maat_pack_str(pk, "hand");
+    MAAT_MAP_KEY(&m, "hand");
     pack_ids(pk, s->hand, s->n_hand);
-    maat_pack_str(pk, "cards");
+    MAAT_MAP_KEY(&m, "cards");
     pack_ids(pk, s->cards, s->n_cards);
+    maat_wire_map_end(&m);
 }
 
 int arc_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
@@ -410,271 +462,46 @@ int arc_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     const maat_arc_state *st = &g->st;
     const maat_arc_board *b = st->board;
     int over = st->phase == MAAT_ARC_OVER;
-    int omni = seat == MAAT_OMNISCIENT;
-    maat_pack_map(pk, (over ? 17 : 16) + 3 * omni);
-    maat_pack_kv_str(pk, "game", "architects");
-    maat_pack_kv_int(pk, "seat", seat);
-    maat_pack_kv_int(pk, "seats", st->seats);
-    maat_pack_kv_int(pk, "turn", st->turn);
-    maat_pack_kv_str(pk, "decision", phase_names[st->phase]);
-    maat_pack_str(pk, "to_move");
+    maat_wire_map m;
+    maat_kit_observation_begin(&m, pk, &maat_architects_rules, seat, st->seats, 16);
+    MAAT_MAP_INT(&m, "turn", st->turn);
+    MAAT_MAP_STR(&m, "decision", phase_names[st->phase]);
+    MAAT_MAP_KEY(&m, "to_move");
     pack_id_or_nil(pk, st->to_move);
-    maat_pack_str(pk, "common");
+    MAAT_MAP_KEY(&m, "common");
     maat_pack_array(pk, (size_t)b->common);
     for (int i = 0; i < b->common; i++)
         pack_id_or_nil(pk, st->common[i]);
-    maat_pack_str(pk, "space0");
+    MAAT_MAP_KEY(&m, "space0");
     pack_ids(pk, st->space0, st->n_space0);
-    maat_pack_str(pk, "faceup");
+    MAAT_MAP_KEY(&m, "faceup");
     maat_pack_array(pk, (size_t)b->faceup);
     for (int i = 0; i < b->faceup; i++)
         pack_id_or_nil(pk, st->faceup[i]);
-    maat_pack_kv_int(pk, "supply_size", st->n_supply);
-    maat_pack_kv_int(pk, "bag_size", st->n_bag);
-    maat_pack_kv_int(pk, "pile_size", st->n_pile);
-    maat_pack_str(pk, "taken");
+    MAAT_MAP_INT(&m, "supply_size", st->n_supply);
+    MAAT_MAP_INT(&m, "bag_size", st->n_bag);
+    MAAT_MAP_INT(&m, "pile_size", st->n_pile);
+    MAAT_MAP_KEY(&m, "taken");
     pack_id_or_nil(pk, st->taken);
-    maat_pack_kv_int(pk, "pending_cards", st->pending_cards);
-    maat_pack_str(pk, "players");
+    MAAT_MAP_INT(&m, "pending_cards", st->pending_cards);
+    MAAT_MAP_KEY(&m, "players");
     maat_pack_array(pk, (size_t)st->seats);
     for (int i = 0; i < st->seats; i++)
         pack_player(pk, st, &st->seat[i]);
-    maat_pack_str(pk, "over");
-    maat_pack_bool(pk, over);
+    MAAT_MAP_BOOL(&m, "over", over);
     if (over) {
-        maat_pack_str(pk, "scores");
+        MAAT_MAP_KEY(&m, "scores");
         pack_scores(pk, st);
     }
-    if (omni) { /* the secret orders (replays, never sent), next first */
-        maat_pack_str(pk, "supply");
+    if (seat == MAAT_OMNISCIENT) { /* the secret orders (replays, never
+                                    * sent), next first */
+        MAAT_MAP_KEY(&m, "supply");
         pack_next_first(pk, st->supply, st->n_supply);
-        maat_pack_str(pk, "bag");
+        MAAT_MAP_KEY(&m, "bag");
         pack_next_first(pk, st->bag, st->n_bag);
-        maat_pack_str(pk, "pile");
+        MAAT_MAP_KEY(&m, "pile");
         pack_next_first(pk, st->pile, st->n_pile);
     }
+    maat_wire_map_end(&m);
     return MAAT_OK;
-}
-
-/* ---- events --------------------------------------------------------- */
-
-int arc_encode_event(const maat_game *g, const maat_event *e,
-                     msgpack_packer *pk)
-{
-    (void)g;
-    const int *a = e->arg;
-    switch (e->kind) {
-    case MAAT_ARC_EV_REFILL:
-        maat_pack_map(pk, 3);
-        maat_pack_kv_str(pk, "event", "refill");
-        maat_pack_kv_int(pk, "space", a[0]);
-        maat_pack_kv_int(pk, "large", a[1]);
-        return MAAT_OK;
-    case MAAT_ARC_EV_FACEUP:
-        maat_pack_map(pk, 3);
-        maat_pack_kv_str(pk, "event", "faceup");
-        maat_pack_kv_int(pk, "slot", a[0]);
-        maat_pack_kv_int(pk, "card", a[1]);
-        return MAAT_OK;
-    case MAAT_ARC_EV_DRAW:
-        maat_pack_map(pk, 4);
-        maat_pack_kv_str(pk, "event", "draw");
-        maat_pack_kv_int(pk, "seat", e->seat);
-        maat_pack_kv_int(pk, "small", a[0]);
-        maat_pack_str(pk, "khnum");
-        maat_pack_bool(pk, a[1]);
-        return MAAT_OK;
-    case MAAT_ARC_EV_PAY:
-        maat_pack_map(pk, 3);
-        maat_pack_kv_str(pk, "event", "pay");
-        maat_pack_kv_int(pk, "seat", e->seat);
-        maat_pack_kv_int(pk, "small", a[0]);
-        return MAAT_OK;
-    case MAAT_ARC_EV_TAKE:
-        maat_pack_map(pk, 5);
-        maat_pack_kv_str(pk, "event", "take");
-        maat_pack_kv_int(pk, "seat", e->seat);
-        maat_pack_kv_int(pk, "space", a[0]);
-        maat_pack_kv_int(pk, "large", a[1]);
-        maat_pack_kv_int(pk, "smalls", a[2]);
-        return MAAT_OK;
-    case MAAT_ARC_EV_PLACE:
-        maat_pack_map(pk, 6);
-        maat_pack_kv_str(pk, "event", "place");
-        maat_pack_kv_int(pk, "seat", e->seat);
-        maat_pack_kv_int(pk, "large", a[0]);
-        maat_pack_kv_int(pk, "level", a[1]);
-        maat_pack_kv_int(pk, "pos", a[2]);
-        maat_pack_str(pk, "rotated");
-        maat_pack_bool(pk, a[3]);
-        return MAAT_OK;
-    case MAAT_ARC_EV_SMALL:
-        maat_pack_map(pk, a[1] ? 6 : 4);
-        maat_pack_kv_str(pk, "event", "small");
-        maat_pack_kv_int(pk, "seat", e->seat);
-        maat_pack_kv_int(pk, "small", a[0]);
-        maat_pack_kv_str(pk, "to", a[1] ? "pyramid" : "collection");
-        if (a[1]) {
-            maat_pack_kv_int(pk, "level", a[1]);
-            maat_pack_kv_str(pk, "side", side_names[a[2] ? 1 : 0]);
-        }
-        return MAAT_OK;
-    case MAAT_ARC_EV_CARD:
-        maat_pack_map(pk, 4);
-        maat_pack_kv_str(pk, "event", "card");
-        maat_pack_kv_int(pk, "seat", e->seat);
-        maat_pack_kv_int(pk, "card", a[0]);
-        maat_pack_kv_int(pk, "slot", a[1]);
-        return MAAT_OK;
-    case MAAT_ARC_EV_END:
-        maat_pack_map(pk, 1);
-        maat_pack_kv_str(pk, "event", "end");
-        return MAAT_OK;
-    }
-    return MAAT_EINVAL;
-}
-
-/* ---- actions -------------------------------------------------------- */
-
-int arc_encode_action(const maat_game *g, const maat_action *a,
-                      msgpack_packer *pk)
-{
-    (void)g;
-    switch (a->kind) {
-    case MAAT_ARC_TAKE:
-        maat_pack_map(pk, 2);
-        maat_pack_kv_str(pk, "kind", "take");
-        maat_pack_kv_int(pk, "space", a->arg[0]);
-        return MAAT_OK;
-    case MAAT_ARC_PLACE:
-        maat_pack_map(pk, 5);
-        maat_pack_kv_str(pk, "kind", "place");
-        maat_pack_kv_int(pk, "large", a->arg[0]);
-        maat_pack_kv_int(pk, "level", a->arg[1]);
-        maat_pack_kv_int(pk, "pos", a->arg[2]);
-        maat_pack_str(pk, "rotated");
-        maat_pack_bool(pk, a->arg[3]);
-        return MAAT_OK;
-    case MAAT_ARC_SMALL:
-        if (a->arg[1] == 0) {
-            maat_pack_map(pk, 3);
-            maat_pack_kv_str(pk, "kind", "small");
-            maat_pack_kv_int(pk, "small", a->arg[0]);
-            maat_pack_kv_str(pk, "to", "collection");
-            return MAAT_OK;
-        }
-        maat_pack_map(pk, 5);
-        maat_pack_kv_str(pk, "kind", "small");
-        maat_pack_kv_int(pk, "small", a->arg[0]);
-        maat_pack_kv_str(pk, "to", "pyramid");
-        maat_pack_kv_int(pk, "level", a->arg[1]);
-        maat_pack_kv_str(pk, "side", side_names[a->arg[2] ? 1 : 0]);
-        return MAAT_OK;
-    case MAAT_ARC_CARD:
-        maat_pack_map(pk, 2);
-        maat_pack_kv_str(pk, "kind", "card");
-        maat_pack_kv_int(pk, "card", a->arg[0]);
-        return MAAT_OK;
-    }
-    return MAAT_EINVAL;
-}
-
-int arc_decode_action(const maat_game *g, const msgpack_object *o,
-                      maat_action *a, maat_error *err)
-{
-    (void)g;
-    static const char *const take_keys[] = {"kind", "space", NULL};
-    static const char *const place_keys[] = {"kind", "large", "level", "pos",
-                                             "rotated", NULL};
-    static const char *const coll_keys[] = {"kind", "small", "to", NULL};
-    static const char *const pyr_keys[] = {"kind", "small", "to", "level",
-                                           "side", NULL};
-    static const char *const card_keys[] = {"kind", "card", NULL};
-    int64_t v[4] = {-1, -1, -1, -1};
-    const char *const *keys;  /* the keys this action may have */
-    const char *const *fkeys; /* the keys looked up, keys or a superset */
-    const msgpack_object *f[5]; /* the values of fkeys[] */
-    int rc;
-    memset(a, -1, sizeof *a);
-    if (!o || o->type != MSGPACK_OBJECT_MAP)
-        return maat_error_set(err, MAAT_EDECODE, "the action must be a map");
-    const msgpack_object *kind = MAAT_MSG_GET(o, "kind");
-    if (MAAT_MSG_STR_IS(kind, "take")) {
-        a->kind = MAAT_ARC_TAKE;
-        fkeys = take_keys;
-    } else if (MAAT_MSG_STR_IS(kind, "place")) {
-        a->kind = MAAT_ARC_PLACE;
-        fkeys = place_keys;
-    } else if (MAAT_MSG_STR_IS(kind, "small")) {
-        a->kind = MAAT_ARC_SMALL;
-        fkeys = pyr_keys; /* which keys are allowed depends on 'to' */
-    } else if (MAAT_MSG_STR_IS(kind, "card")) {
-        a->kind = MAAT_ARC_CARD;
-        fkeys = card_keys;
-    } else {
-        return maat_error_set(err, MAAT_EDECODE, "field 'kind' must be one "
-                              "of take, place, small, card");
-    }
-    /* One pass finds every field; with a bad key f[] still holds each
-     * field's first value, so a bad value is reported before the bad key,
-     * as this function always did. */
-    int krc = maat_msg_fields(o, fkeys, f, "the action", err);
-    keys = fkeys;
-    switch (a->kind) {
-    case MAAT_ARC_TAKE:
-        rc = maat_msg_int(f[1], "space", 0, MAAT_ARC_MAX_COMMON - 1, &v[0],
-                          err);
-        break;
-    case MAAT_ARC_PLACE:
-        if ((rc = maat_msg_int(f[1], "large", 0, MAAT_ARC_MAX_LARGE - 1,
-                               &v[0], err)) ||
-            (rc = maat_msg_int(f[2], "level", 1, MAAT_ARC_MAX_LEVELS, &v[1],
-                               err)) ||
-            (rc = maat_msg_int(f[3], "pos", 0, MAAT_ARC_MAX_SPACES - 1,
-                               &v[2], err)))
-            ;
-        else if (!f[4] || f[4]->type != MSGPACK_OBJECT_BOOLEAN)
-            rc = maat_error_set(err, MAAT_EDECODE, "field 'rotated' must be "
-                                "true or false");
-        else
-            v[3] = f[4]->via.boolean;
-        break;
-    case MAAT_ARC_SMALL: /* f[] = kind, small, to, level, side */
-        rc = maat_msg_int(f[1], "small", 0, MAAT_ARC_MAX_SMALL - 1, &v[0],
-                          err);
-        if (rc) {
-            keys = coll_keys;
-        } else if (MAAT_MSG_STR_IS(f[2], "collection")) {
-            keys = coll_keys;
-            v[1] = 0;
-            if (f[3] || f[4]) /* level or side: not allowed here */
-                krc = 1;
-        } else if (MAAT_MSG_STR_IS(f[2], "pyramid")) {
-            rc = maat_msg_int(f[3], "level", 1, MAAT_ARC_MAX_LEVELS, &v[1],
-                              err);
-            if (!rc && MAAT_MSG_STR_IS(f[4], "left"))
-                v[2] = MAAT_ARC_LEFT;
-            else if (!rc && MAAT_MSG_STR_IS(f[4], "right"))
-                v[2] = MAAT_ARC_RIGHT;
-            else if (!rc)
-                rc = maat_error_set(err, MAAT_EDECODE, "field 'side' must be "
-                                    "\"left\" or \"right\"");
-        } else {
-            keys = coll_keys;
-            rc = maat_error_set(err, MAAT_EDECODE, "field 'to' must be "
-                                "\"pyramid\" or \"collection\"");
-        }
-        break;
-    default: /* MAAT_ARC_CARD */
-        rc = maat_msg_int(f[1], "card", 0, MAAT_ARC_MAX_CARDS - 1, &v[0],
-                          err);
-        break;
-    }
-    /* The values are fine but a key is not: report it exactly as before,
-     * against the keys this action may have. */
-    if (!rc && krc)
-        rc = maat_msg_only_keys(o, keys, "the action", err);
-    for (int i = 0; i < 4; i++)
-        a->arg[i] = (int32_t)v[i];
-    return rc;
 }

@@ -9,7 +9,6 @@
  *   KEEP  from the first player clockwise, each seat with 2+ cards keeps one.
  * Every state change emits events (maat_event) tagged with who may see
  * them; the referee forwards them, the state itself never leaves here. */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,64 +26,29 @@ static const char *const score_parts[] = {
 
 /* ---- events --------------------------------------------------------- */
 
-static void emit(maat_events *ev, uint32_t to, int kind, int seat, int a0,
-                 int a1, int a2)
+/* Who sees an event is in its declaration (pyramids_wire.c): deal and keep
+ * only their seat, a tomb's card only its owner. */
+static inline void emit(maat_events *ev, int kind, int seat, int a0, int a1,
+                        int a2)
 {
-    if (!ev) /* playouts pass no list: skip building the event at all */
-        return;
-    maat_event e = {to, (int16_t)kind, (int16_t)seat, {a0, a1, a2, 0, 0, 0}};
-    maat_events_push(ev, &e);
+    maat_wire_emit(ev, &pyr_wire_events, kind, seat, a0, a1, a2, 0);
 }
-
-#define PUBLIC MAAT_ALL_SEATS
-#define ONLY(seat) (1u << (seat))
 
 /* ---- setup ---------------------------------------------------------- */
 
 static maat_setup *setup_new(const maat_options *opt, maat_error *err)
 {
-    static const char *const known[] = {"deck"};
-    for (int i = 0; opt && i < opt->count; i++) {
-        int ok = 0;
-        for (size_t k = 0; k < sizeof known / sizeof known[0]; k++)
-            ok |= strcmp(opt->key[i], known[k]) == 0;
-        if (!ok) {
-            maat_error_set(err, MAAT_EINVAL,
-                           "pyramids: unknown option '%s' (known: deck)",
-                           opt->key[i]);
-            return NULL;
-        }
-    }
-    maat_setup *s = calloc(1, sizeof *s);
-    if (!s) {
-        maat_error_set(err, MAAT_ENOMEM, "pyramids: out of memory");
+    static const char *const known[] = {"deck", NULL};
+    if (maat_kit_options_check(opt, "pyramids", known, err))
         return NULL;
-    }
-    const char *path = maat_options_get(opt, "deck");
-    int rc;
-    if (path) {
-        rc = maat_pyr_deck_load(&s->deck, path, err);
-        snprintf(s->deck_name, sizeof s->deck_name, "%s", path);
-    } else {
-        size_t len;
-        const char *text = maat_pyr_reference_deck_text(&len);
-        rc = maat_pyr_deck_parse(&s->deck, text, len, "pyramids-deck.txt",
-                                 err);
-        snprintf(s->deck_name, sizeof s->deck_name, "reference");
-    }
-    if (rc) {
-        free(s);
-        return NULL;
-    }
+    maat_setup *s = MAAT_KIT_SETUP_NEW("pyramids", err);
+    maat_kit_component deck = {"deck", "deck", "pyramids-deck.txt", NULL, 0,
+                               pyr_parse_deck};
+    deck.ref = maat_pyr_reference_deck_text(&deck.ref_len);
+    if (s && maat_kit_component_load(&deck, opt, &s->deck, s->deck_name,
+                                     sizeof s->deck_name, err))
+        maat_kit_setup_destroy(&s);
     return s;
-}
-
-static void setup_destroy(maat_setup **s)
-{
-    if (s && *s) {
-        free(*s);
-        *s = NULL;
-    }
 }
 
 /* ---- round flow ----------------------------------------------------- */
@@ -103,12 +67,12 @@ static void start_round(maat_pyr_state *st, maat_events *ev)
         end_game(st, ev); /* only a hand-made state runs out of cards */
         return;
     }
-    emit(ev, PUBLIC, MAAT_PYR_EV_ROUND, -1, st->round, st->first,
+    emit(ev, MAAT_PYR_EV_ROUND, -1, st->round, st->first,
          st->set_aside);
     for (int i = 0; i < st->seats; i++) {
         st->quarry[i][0] = (int8_t)deal_card(st);
         st->quarry[i][1] = (int8_t)deal_card(st);
-        emit(ev, PUBLIC, MAAT_PYR_EV_QUARRY, -1, i, st->quarry[i][0],
+        emit(ev, MAAT_PYR_EV_QUARRY, -1, i, st->quarry[i][0],
              st->quarry[i][1]);
     }
     memset(st->tile_owner, -1, sizeof st->tile_owner);
@@ -125,13 +89,13 @@ static void end_game(maat_pyr_state *st, maat_events *ev)
         maat_pyr_seat *s = &st->seat[i];
         for (int k = 0; k < s->hand_n; k++) {
             st->discard[st->discard_n++] = s->hand[k];
-            emit(ev, PUBLIC, MAAT_PYR_EV_DISCARD, i, s->hand[k], 0, 0);
+            emit(ev, MAAT_PYR_EV_DISCARD, i, s->hand[k], 0, 0);
         }
         s->hand_n = 0;
     }
     st->phase = MAAT_PYR_OVER;
     st->to_move = -1;
-    emit(ev, PUBLIC, MAAT_PYR_EV_END, -1, 0, 0, 0);
+    emit(ev, MAAT_PYR_EV_END, -1, 0, 0, 0);
 }
 
 /* Next seat (from the first player clockwise, from st->cursor on) that
@@ -301,16 +265,10 @@ static void hand_remove(maat_pyr_seat *s, int card)
 static maat_game *game_new(const maat_setup *setup, const maat_seed *seed,
                            int seats, maat_events *ev, maat_error *err)
 {
-    if (seats < 2 || seats > MAAT_PYR_MAX_SEATS) {
-        maat_error_set(err, MAAT_EINVAL,
-                       "pyramids is for 2 to 5 seats, not %d", seats);
+    maat_game *g = maat_kit_game_new(setup, seats, 2, MAAT_PYR_MAX_SEATS,
+                                     err);
+    if (!g)
         return NULL;
-    }
-    maat_game *g = calloc(1, sizeof *g);
-    if (!g) {
-        maat_error_set(err, MAAT_ENOMEM, "pyramids: out of memory");
-        return NULL;
-    }
     maat_pyr_state *st = &g->st;
     st->deck = &setup->deck;
     st->seats = seats;
@@ -326,7 +284,7 @@ static maat_game *game_new(const maat_setup *setup, const maat_seed *seed,
     for (int i = 0; i < seats; i++) {
         int c = deal_card(st);
         st->seat[i].hand[st->seat[i].hand_n++] = (uint8_t)c;
-        emit(ev, ONLY(i), MAAT_PYR_EV_DEAL, i, c, 0, 0);
+        emit(ev, MAAT_PYR_EV_DEAL, i, c, 0, 0);
     }
     if (seats == 2)
         st->set_aside = (uint8_t)(1 + maat_rng_below(&st->rng, 4));
@@ -334,27 +292,6 @@ static maat_game *game_new(const maat_setup *setup, const maat_seed *seed,
     st->first = 0;
     start_round(st, ev);
     return g;
-}
-
-static void destroy(maat_game **g)
-{
-    if (g && *g) {
-        free(*g);
-        *g = NULL;
-    }
-}
-
-static maat_game *copy(const maat_game *g)
-{
-    maat_game *c = malloc(sizeof *c);
-    if (c)
-        *c = *g;
-    return c;
-}
-
-static int seats_of(const maat_game *g)
-{
-    return g->st.seats;
 }
 
 static maat_decision decision(const maat_game *g)
@@ -570,7 +507,7 @@ static int apply(maat_game *g, const maat_action *a, maat_events *ev,
     case MAAT_PYR_GOD:
         st->tile_owner[a->arg[0]] = (int8_t)me;
         s->god = (uint8_t)a->arg[0];
-        emit(ev, PUBLIC, MAAT_PYR_EV_GOD, me, a->arg[0], 0, 0);
+        emit(ev, MAAT_PYR_EV_GOD, me, a->arg[0], 0, 0);
         if (++st->cursor < st->seats) {
             st->to_move = (st->first + st->cursor) % st->seats;
         } else {
@@ -582,7 +519,7 @@ static int apply(maat_game *g, const maat_action *a, maat_events *ev,
         int8_t *q = st->quarry[a->arg[0]];
         s->hand[s->hand_n++] = (uint8_t)q[0];
         s->hand[s->hand_n++] = (uint8_t)q[1];
-        emit(ev, PUBLIC, MAAT_PYR_EV_PAIR, me, a->arg[0], q[0], q[1]);
+        emit(ev, MAAT_PYR_EV_PAIR, me, a->arg[0], q[0], q[1]);
         q[0] = q[1] = -1;
         st->phase = MAAT_PYR_BUILD;
         break;
@@ -592,17 +529,16 @@ static int apply(maat_game *g, const maat_action *a, maat_events *ev,
         hand_remove(s, card);
         s->grid[stage][pos + MAAT_PYR_POS_OFFSET] = (int8_t)card;
         s->pyramid_n++;
-        emit(ev, PUBLIC, MAAT_PYR_EV_PYRAMID, me, card, stage, pos);
+        emit(ev, MAAT_PYR_EV_PYRAMID, me, card, stage, pos);
         if (a->arg[3] >= 0) {
             hand_remove(s, a->arg[3]);
             s->tomb[s->tomb_n++] = (uint8_t)a->arg[3];
-            emit(ev, PUBLIC & ~ONLY(me), MAAT_PYR_EV_TOMB, me, -1, 0, 0);
-            emit(ev, ONLY(me), MAAT_PYR_EV_TOMB, me, a->arg[3], 0, 0);
+            emit(ev, MAAT_PYR_EV_TOMB, me, a->arg[3], 0, 0);
         }
         if (a->arg[4] >= 0) {
             hand_remove(s, a->arg[4]);
             s->obelisk[s->obelisk_n++] = (uint8_t)a->arg[4];
-            emit(ev, PUBLIC, MAAT_PYR_EV_OBELISK, me, a->arg[4], 0, 0);
+            emit(ev, MAAT_PYR_EV_OBELISK, me, a->arg[4], 0, 0);
         }
         next_pair(st, ev);
         break;
@@ -611,11 +547,11 @@ static int apply(maat_game *g, const maat_action *a, maat_events *ev,
         for (int i = 0; i < s->hand_n; i++)
             if (s->hand[i] != a->arg[0]) {
                 st->discard[st->discard_n++] = s->hand[i];
-                emit(ev, PUBLIC, MAAT_PYR_EV_DISCARD, me, s->hand[i], 0, 0);
+                emit(ev, MAAT_PYR_EV_DISCARD, me, s->hand[i], 0, 0);
             }
         s->hand[0] = (uint8_t)a->arg[0];
         s->hand_n = 1;
-        emit(ev, ONLY(me), MAAT_PYR_EV_KEEP, me, a->arg[0], 0, 0);
+        emit(ev, MAAT_PYR_EV_KEEP, me, a->arg[0], 0, 0);
         st->cursor++;
         next_keep(st, ev);
         break;
@@ -633,6 +569,8 @@ maat_pyr_state *maat_pyr_state_mut(maat_game *g)
     return &g->st;
 }
 
+MAAT_KIT_FUNCS(pyr_wire_actions, pyr_wire_events)
+
 const maat_rules maat_pyramids_rules = {
     .name = "pyramids",
     .rules_version = "pyramids-2",
@@ -644,13 +582,10 @@ const maat_rules maat_pyramids_rules = {
     .n_event_kinds = MAAT_PYR_EV_KINDS,
     .score_parts = score_parts,
     .n_score_parts = MAAT_PYR_S_PARTS,
+    MAAT_KIT_ENTRIES(pyr_wire_actions, pyr_wire_events),
     .setup_new = setup_new,
-    .setup_destroy = setup_destroy,
     .setup_encode = pyr_setup_encode,
     .game_new = game_new,
-    .destroy = destroy,
-    .copy = copy,
-    .seats = seats_of,
     .decision = decision,
     .is_over = is_over,
     .legal_actions = legal_actions,
@@ -658,12 +593,7 @@ const maat_rules maat_pyramids_rules = {
     .scores = pyr_scores,
     .encode_observation = pyr_encode_observation,
     .render = pyr_render,
-    .encode_event = pyr_encode_event,
-    .encode_action = pyr_encode_action,
-    .decode_action = pyr_decode_action,
     .setup_decode = pyr_setup_decode,
-    .view_new = pyr_view_new,
-    .view_destroy = pyr_view_destroy,
     .view_update = pyr_view_update,
     .determinize = pyr_determinize,
 };

@@ -1,11 +1,14 @@
 /* pyramids_internal.h -- what the Pyramids source files share and nobody
- * else sees: the setup and game structs behind the opaque handles. */
+ * else sees: the objects behind the opaque handles, the wire declarations
+ * (pyramids_wire.c). */
 #ifndef MAAT_PYRAMIDS_INTERNAL_H
 #define MAAT_PYRAMIDS_INTERNAL_H
 
 #include "maat/pyramids.h"
+#include "kit.h"
 
 struct maat_setup {
+    maat_kit_setup kit;
     maat_pyr_deck deck;
     char deck_name[128]; /* "reference" or the file it came from */
 };
@@ -13,6 +16,25 @@ struct maat_setup {
 struct maat_game {
     maat_pyr_state st;
 };
+
+/* The view (pyramids_view.c): the latest observation and, per other seat,
+ * the public steps of its private cards. */
+enum { PYR_STEP_TAKE, PYR_STEP_LEAVE, PYR_STEP_TOMB };
+typedef struct pyr_step {
+    uint8_t kind, card, card2;
+} pyr_step;
+
+#define PYR_MAX_STEPS 96 /* per seat: 10 rounds x (take, 3 builds, 2 discards) */
+
+struct maat_view {
+    maat_kit_view kit;
+    maat_pyr_state obs; /* the latest observation, unknown cards = 255 */
+    pyr_step steps[MAAT_PYR_MAX_SEATS][PYR_MAX_STEPS];
+    int n_steps[MAAT_PYR_MAX_SEATS];
+    int overflow;
+};
+
+extern const maat_wire pyr_wire_actions, pyr_wire_events;
 
 /* Tiles in play: 1..4 with 2-3 seats, 1..5 with 4-5. */
 static inline int pyr_tiles(int seats)
@@ -39,15 +61,13 @@ static inline int pyr_may_both(int god, int seats)
 
 int pyr_tile_available(const maat_pyr_state *st, int tile);
 
+/* maat_pyr_deck_parse as a maat_kit_parse_fn (pyramids_deck.c) */
+int pyr_parse_deck(void *deck, const char *text, size_t len, const char *name,
+                   maat_error *err);
+
 /* wire: the msgpack side (pyramids_wire.c) */
 int pyr_setup_encode(const maat_setup *s, msgpack_packer *pk);
 int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk);
-int pyr_encode_event(const maat_game *g, const maat_event *e,
-                     msgpack_packer *pk);
-int pyr_encode_action(const maat_game *g, const maat_action *a,
-                      msgpack_packer *pk);
-int pyr_decode_action(const maat_game *g, const msgpack_object *o,
-                      maat_action *a, maat_error *err);
 void pyr_scores(const maat_game *g, maat_score *out);
 
 /* render: the state as text (pyramids_render.c) */
@@ -55,8 +75,6 @@ int pyr_render(const maat_game *g, int seat, char *buf, size_t cap);
 
 /* view: the bot side of hidden information (pyramids_view.c) */
 maat_setup *pyr_setup_decode(const msgpack_object *o, maat_error *err);
-maat_view *pyr_view_new(const maat_setup *s, int seat, int seats);
-void pyr_view_destroy(maat_view **v);
 int pyr_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err);
 maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,

@@ -19,24 +19,6 @@
 #include "maat/msg.h"
 #include "pyramids_internal.h"
 
-/* One public step of a seat's private cards. */
-enum { STEP_TAKE, STEP_LEAVE, STEP_TOMB };
-typedef struct step {
-    uint8_t kind, card, card2;
-} step;
-
-#define MAX_STEPS 96 /* per seat: 10 rounds x (take, 3 builds, 2 discards) */
-
-struct maat_view {
-    const maat_setup *setup;
-    int seat, seats;
-    int has_observation;
-    maat_pyr_state obs; /* the latest observation, unknown cards = 255 */
-    step steps[MAAT_PYR_MAX_SEATS][MAX_STEPS];
-    int n_steps[MAAT_PYR_MAX_SEATS];
-    int overflow;
-};
-
 /* ---- decoding ------------------------------------------------------- */
 
 /* The array of cards a (a field named key, NULL when absent). */
@@ -333,11 +315,9 @@ maat_setup *pyr_setup_decode(const msgpack_object *o, maat_error *err)
                        MAAT_PYR_CARDS);
         return NULL;
     }
-    maat_setup *s = calloc(1, sizeof *s);
-    if (!s) {
-        maat_error_set(err, MAAT_ENOMEM, "out of memory");
+    maat_setup *s = MAAT_KIT_SETUP_NEW("pyramids", err);
+    if (!s)
         return NULL;
-    }
     snprintf(s->deck_name, sizeof s->deck_name, "from the referee");
     for (int i = 0; i < MAAT_PYR_CARDS; i++) {
         const msgpack_object *c = &deck->via.array.ptr[i];
@@ -366,7 +346,7 @@ maat_setup *pyr_setup_decode(const msgpack_object *o, maat_error *err)
     bad:
         maat_error_set(err, MAAT_EDECODE, "setup: card %d must be [stones "
                        "(2-3 of BWRGY), glyph or nil]", i);
-        free(s);
+        maat_kit_setup_destroy(&s);
         return NULL;
     }
     return s;
@@ -374,35 +354,16 @@ maat_setup *pyr_setup_decode(const msgpack_object *o, maat_error *err)
 
 /* ---- the view ------------------------------------------------------- */
 
-maat_view *pyr_view_new(const maat_setup *s, int seat, int seats)
-{
-    maat_view *v = calloc(1, sizeof *v);
-    if (v) {
-        v->setup = s;
-        v->seat = seat;
-        v->seats = seats;
-    }
-    return v;
-}
-
-void pyr_view_destroy(maat_view **v)
-{
-    if (v && *v) {
-        free(*v);
-        *v = NULL;
-    }
-}
-
 static void add_step(maat_view *v, int64_t seat, int kind, int64_t card,
                      int64_t card2)
 {
-    if (seat < 0 || seat >= v->seats || seat == v->seat)
+    if (seat < 0 || seat >= v->kit.seats || seat == v->kit.seat)
         return;
-    if (v->n_steps[seat] == MAX_STEPS) {
+    if (v->n_steps[seat] == PYR_MAX_STEPS) {
         v->overflow = 1;
         return;
     }
-    step st = {(uint8_t)kind, (uint8_t)card, (uint8_t)card2};
+    pyr_step st = {(uint8_t)kind, (uint8_t)card, (uint8_t)card2};
     v->steps[seat][v->n_steps[seat]++] = st;
 }
 
@@ -432,13 +393,13 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
                                   MAAT_PYR_CARDS - 1, &id[0], NULL) &&
                     !maat_msg_int(&c->via.array.ptr[1], "cards", 0,
                                   MAAT_PYR_CARDS - 1, &id[1], NULL))
-                    add_step(v, seat, STEP_TAKE, id[0], id[1]);
+                    add_step(v, seat, PYR_STEP_TAKE, id[0], id[1]);
             } else if ((MAAT_MSG_STR_IS(kind, "pyramid") ||
                         MAAT_MSG_STR_IS(kind, "obelisk") ||
                         MAAT_MSG_STR_IS(kind, "discard")) && card >= 0) {
-                add_step(v, seat, STEP_LEAVE, card, 0);
+                add_step(v, seat, PYR_STEP_LEAVE, card, 0);
             } else if (MAAT_MSG_STR_IS(kind, "tomb")) {
-                add_step(v, seat, STEP_TOMB, 0, 0);
+                add_step(v, seat, PYR_STEP_TOMB, 0, 0);
             }
         }
     }
@@ -446,16 +407,16 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
     int rc = maat_pyr_observation_decode(obs, &st, err);
     if (rc)
         return rc;
-    if (st.seats != v->seats)
-        return maat_error_set(err, MAAT_EDECODE, "observation for %d seats, "
-                              "view for %d", st.seats, v->seats);
+    if ((rc = maat_kit_view_updated(&v->kit, st.seats, err)))
+        return rc;
     v->obs = st;
-    v->obs.deck = &v->setup->deck;
-    v->has_observation = 1;
+    v->obs.deck = &v->kit.setup->deck;
     return MAAT_OK;
 }
 
 #define UNSEEN 255 /* the seat's face-down initial card, not yet seen */
+#define INCONSISTENT "the events seen and the observation disagree (hand, " \
+                     "tomb and deck sizes do not add up)"
 
 /* Replay seat j's public history: fill hand[] and tomb[] with card ids,
  * UNSEEN for the initial card while it has not been seen.  Returns -1 if
@@ -463,25 +424,25 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
 static int replay(const maat_view *v, int j, maat_rng *rng, uint8_t *hand,
                   int *hn, uint8_t *tomb, int *tn)
 {
-    const step *h = v->steps[j];
+    const pyr_step *h = v->steps[j];
     int n = v->n_steps[j];
     uint8_t taken[MAAT_PYR_CARDS] = {0};
     int initial = UNSEEN;
     for (int i = 0; i < n; i++)
-        if (h[i].kind == STEP_TAKE)
+        if (h[i].kind == PYR_STEP_TAKE)
             taken[h[i].card] = taken[h[i].card2] = 1;
     for (int i = 0; i < n; i++) /* a card leaving that was never taken */
-        if (h[i].kind == STEP_LEAVE && !taken[h[i].card])
+        if (h[i].kind == PYR_STEP_LEAVE && !taken[h[i].card])
             initial = h[i].card;
     *hn = *tn = 0;
     hand[(*hn)++] = (uint8_t)initial;
     for (int i = 0; i < n; i++) {
-        if (h[i].kind == STEP_TAKE) {
+        if (h[i].kind == PYR_STEP_TAKE) {
             if (*hn > 1)
                 return -1;
             hand[(*hn)++] = h[i].card;
             hand[(*hn)++] = h[i].card2;
-        } else if (h[i].kind == STEP_LEAVE) {
+        } else if (h[i].kind == PYR_STEP_LEAVE) {
             int k = 0;
             while (k < *hn && hand[k] != h[i].card)
                 k++;
@@ -494,7 +455,7 @@ static int replay(const maat_view *v, int j, maat_rng *rng, uint8_t *hand,
             for (int k = 0; k < *hn; k++) {
                 int later = 0;
                 for (int m = i + 1; m < n && !later; m++)
-                    later = h[m].kind == STEP_LEAVE && h[m].card == hand[k];
+                    later = h[m].kind == PYR_STEP_LEAVE && h[m].card == hand[k];
                 if (!later)
                     cand[nc++] = k;
             }
@@ -511,15 +472,9 @@ static int replay(const maat_view *v, int j, maat_rng *rng, uint8_t *hand,
 maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
                               maat_error *err)
 {
-    if (!v->has_observation) {
-        maat_error_set(err, MAAT_ESTATE, "the view has no observation yet");
+    maat_game *g = maat_kit_determinize_begin(&v->kit, err);
+    if (!g)
         return NULL;
-    }
-    maat_game *g = malloc(sizeof *g);
-    if (!g) {
-        maat_error_set(err, MAAT_ENOMEM, "out of memory");
-        return NULL;
-    }
     maat_pyr_state *st = &g->st;
     *st = v->obs;
     uint8_t seen[MAAT_PYR_CARDS] = {0};
@@ -549,7 +504,7 @@ maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
     uint8_t hand[MAAT_PYR_MAX_SEATS][13], tomb[MAAT_PYR_MAX_SEATS][13];
     int hn[MAAT_PYR_MAX_SEATS] = {0}, tn[MAAT_PYR_MAX_SEATS] = {0};
     for (int j = 0; j < st->seats; j++) {
-        if (j == v->seat || st->phase == MAAT_PYR_OVER)
+        if (j == v->kit.seat || st->phase == MAAT_PYR_OVER)
             continue;
         if (v->overflow ||
             replay(v, j, rng, hand[j], &hn[j], tomb[j], &tn[j]) != 0 ||
@@ -576,7 +531,7 @@ maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
             pool[n_pool++] = (uint8_t)c;
     maat_rng_shuffle_u8(rng, pool, n_pool);
     for (int j = 0; j < st->seats; j++) {
-        if (j == v->seat || st->phase == MAAT_PYR_OVER)
+        if (j == v->kit.seat || st->phase == MAAT_PYR_OVER)
             continue;
         for (int k = 0; k < hn[j] + tn[j]; k++) {
             uint8_t *c = k < hn[j] ? &hand[j][k] : &tomb[j][k - hn[j]];
@@ -601,18 +556,13 @@ maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
         if (!in_deck[c])
             st->order[k++] = (uint8_t)c;
     memcpy(st->order + k, pool + at, (size_t)deck_size);
-    maat_rng_fork(rng, &st->rng);
     /* the last line of defence against a forged observation: a sampled
      * game that is not over must have a seat to move and a legal action */
-    if (st->phase != MAAT_PYR_OVER &&
-        (st->to_move < 0 || st->to_move >= st->seats ||
-         maat_pyramids_rules.legal_actions(g, NULL, 0) == 0))
-        goto inconsistent;
-    return g;
+    return maat_kit_determinize_end(&maat_pyramids_rules, g, rng, &st->rng,
+                                    INCONSISTENT, err);
 inconsistent:
-    free(g);
-    maat_error_set(err, MAAT_EDECODE, "the events seen and the observation "
-                   "disagree (hand, tomb and deck sizes do not add up)");
+    maat_kit_game_destroy(&g);
+    maat_error_set(err, MAAT_EDECODE, INCONSISTENT);
     return NULL;
 }
 

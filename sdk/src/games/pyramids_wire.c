@@ -5,28 +5,80 @@
  * seat i carries i's own hand and tomb and only the sizes of everyone
  * else's, and never the deck order or the seed.  Once the game is over,
  * every tomb and the scores are revealed to all.  MAAT_OMNISCIENT (for
- * replays, never sent) adds every hand and tomb and the deck order. */
+ * replays, never sent) adds every hand and tomb and the deck order.
+ *
+ * Actions and events are declarations (wire.h); who sees an event is
+ * declared there too: deal and keep only their seat, the card of a tomb
+ * only its owner (the others' copy has no card). */
 #include <string.h>
 
 #include "maat/msg.h"
 #include "pyramids_internal.h"
+
+/* ---- actions and events ---------------------------------------------- */
+
+#define CARD(key, arg) MAAT_W_INT(key, arg, 0, MAAT_PYR_CARDS - 1)
+
+static const maat_wire_kind actions[] = {
+    {MAAT_W_KIND("god", MAAT_PYR_GOD),
+     MAAT_W_FIELDS(MAAT_W_INT("tile", 0, 1, 5))},
+    {MAAT_W_KIND("pair", MAAT_PYR_PAIR),
+     MAAT_W_FIELDS(MAAT_W_INT("index", 0, 0, MAAT_PYR_MAX_SEATS - 1))},
+    {MAAT_W_KIND("build", MAAT_PYR_BUILD),
+     MAAT_W_FIELDS(CARD("card", 0),
+                   MAAT_W_INT("stage", 1, 0, MAAT_PYR_STAGES - 1),
+                   MAAT_W_INT("pos", 2, -MAAT_PYR_POS_OFFSET,
+                              MAAT_PYR_POS_OFFSET),
+                   MAAT_W_INT_OR_NIL("tomb", 3, 0, MAAT_PYR_CARDS - 1, -1),
+                   MAAT_W_INT_OR_NIL("obelisk", 4, 0, MAAT_PYR_CARDS - 1,
+                                     -1))},
+    {MAAT_W_KIND("keep", MAAT_PYR_KEEP), MAAT_W_FIELDS(CARD("card", 0))},
+};
+
+static const maat_wire_kind events[] = {
+    {MAAT_W_KIND("deal", MAAT_PYR_EV_DEAL), .seen_by = MAAT_W_OWNER,
+     MAAT_W_FIELDS(MAAT_W_SEAT, CARD("card", 0))},
+    {MAAT_W_KIND("round", MAAT_PYR_EV_ROUND),
+     MAAT_W_FIELDS(MAAT_W_INT("round", 0, 1, MAAT_PYR_ROUNDS),
+                   MAAT_W_INT("first", 1, 0, MAAT_PYR_MAX_SEATS - 1),
+                   MAAT_W_INT_OR_NIL("set_aside", 2, 1, 5, 0))},
+    {MAAT_W_KIND("quarry", MAAT_PYR_EV_QUARRY),
+     MAAT_W_FIELDS(MAAT_W_INT("index", 0, 0, MAAT_PYR_MAX_SEATS - 1),
+                   MAAT_W_PAIR("cards", 1, 0, MAAT_PYR_CARDS - 1))},
+    {MAAT_W_KIND("god", MAAT_PYR_EV_GOD),
+     MAAT_W_FIELDS(MAAT_W_SEAT, MAAT_W_INT("tile", 0, 1, 5))},
+    {MAAT_W_KIND("pair", MAAT_PYR_EV_PAIR),
+     MAAT_W_FIELDS(MAAT_W_SEAT,
+                   MAAT_W_INT("index", 0, 0, MAAT_PYR_MAX_SEATS - 1),
+                   MAAT_W_PAIR("cards", 1, 0, MAAT_PYR_CARDS - 1))},
+    {MAAT_W_KIND("pyramid", MAAT_PYR_EV_PYRAMID),
+     MAAT_W_FIELDS(MAAT_W_SEAT, CARD("card", 0),
+                   MAAT_W_INT("stage", 1, 0, MAAT_PYR_STAGES - 1),
+                   MAAT_W_INT("pos", 2, -MAAT_PYR_POS_OFFSET,
+                              MAAT_PYR_POS_OFFSET))},
+    {MAAT_W_KIND("obelisk", MAAT_PYR_EV_OBELISK),
+     MAAT_W_FIELDS(MAAT_W_SEAT, CARD("card", 0))},
+    {MAAT_W_KIND("tomb", MAAT_PYR_EV_TOMB), .seen_by = MAAT_W_SPLIT,
+     MAAT_W_FIELDS(MAAT_W_SEAT, MAAT_W_OWNER_ONLY("card", 0, 0,
+                                                  MAAT_PYR_CARDS - 1, -1))},
+    {MAAT_W_KIND("discard", MAAT_PYR_EV_DISCARD),
+     MAAT_W_FIELDS(MAAT_W_SEAT, CARD("card", 0))},
+    {MAAT_W_KIND("keep", MAAT_PYR_EV_KEEP), .seen_by = MAAT_W_OWNER,
+     MAAT_W_FIELDS(MAAT_W_SEAT, CARD("card", 0))},
+    {MAAT_W_KIND("end", MAAT_PYR_EV_END)},
+};
+
+const maat_wire pyr_wire_actions = MAAT_W_ACTIONS(actions);
+const maat_wire pyr_wire_events = MAAT_W_EVENTS(events);
+
+/* ---- the setup and the observation ------------------------------------ */
 
 static const char *const phase_names[] = {"god", "pair", "build", "keep",
                                           "over"};
 
 static void pack_cards(msgpack_packer *pk, const uint8_t *cards, int n)
 {
-    maat_pack_array(pk, (size_t)n);
-    for (int i = 0; i < n; i++)
-        maat_pack_int(pk, cards[i]);
-}
-
-static void pack_int_or_nil(msgpack_packer *pk, int v, int nil_value)
-{
-    if (v == nil_value)
-        maat_pack_nil(pk);
-    else
-        maat_pack_int(pk, v);
+    maat_wire_pack_u8s(pk, cards, (size_t)n);
 }
 
 int pyr_setup_encode(const maat_setup *s, msgpack_packer *pk)
@@ -64,23 +116,6 @@ static void pack_pyramid(msgpack_packer *pk, const maat_pyr_seat *s)
             }
 }
 
-static void pack_scores(msgpack_packer *pk, const maat_pyr_state *st)
-{
-    maat_score sc[MAAT_PYR_MAX_SEATS];
-    maat_pyr_score_all(st, sc);
-    maat_pack_array(pk, (size_t)st->seats);
-    for (int i = 0; i < st->seats; i++) {
-        maat_pack_map(pk, 3);
-        maat_pack_kv_int(pk, "total", sc[i].total);
-        maat_pack_kv_int(pk, "rank", sc[i].rank);
-        maat_pack_str(pk, "parts");
-        maat_pack_map(pk, MAAT_PYR_S_PARTS);
-        for (int p = 0; p < MAAT_PYR_S_PARTS; p++)
-            maat_pack_kv_int(pk, maat_pyramids_rules.score_parts[p],
-                             sc[i].part[p]);
-    }
-}
-
 int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
 {
     const maat_pyr_state *st = &g->st;
@@ -88,20 +123,18 @@ int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     int own = seat >= 0 && seat < st->seats;
     int omni = seat == MAAT_OMNISCIENT;
 
-    maat_pack_map(pk, (over ? 17 : 16) + omni);
-    maat_pack_kv_str(pk, "game", "pyramids");
-    maat_pack_kv_int(pk, "seat", seat);
-    maat_pack_kv_int(pk, "seats", st->seats);
-    maat_pack_kv_int(pk, "round", st->round);
-    maat_pack_kv_int(pk, "first", st->first);
-    maat_pack_kv_str(pk, "decision", phase_names[st->phase]);
-    maat_pack_str(pk, "to_move");
-    pack_int_or_nil(pk, st->to_move, -1);
-    maat_pack_kv_int(pk, "deck_size", MAAT_PYR_CARDS - st->deck_pos);
-    maat_pack_str(pk, "set_aside");
-    pack_int_or_nil(pk, st->set_aside, 0);
+    maat_wire_map m;
+    maat_kit_observation_begin(&m, pk, &maat_pyramids_rules, seat, st->seats, 16);
+    MAAT_MAP_INT(&m, "round", st->round);
+    MAAT_MAP_INT(&m, "first", st->first);
+    MAAT_MAP_STR(&m, "decision", phase_names[st->phase]);
+    MAAT_MAP_KEY(&m, "to_move");
+    maat_wire_int_or_nil(pk, st->to_move, -1);
+    MAAT_MAP_INT(&m, "deck_size", MAAT_PYR_CARDS - st->deck_pos);
+    MAAT_MAP_KEY(&m, "set_aside");
+    maat_wire_int_or_nil(pk, st->set_aside, 0);
 
-    maat_pack_str(pk, "tiles");
+    MAAT_MAP_KEY(&m, "tiles");
     uint8_t tiles[5];
     int nt = 0;
     for (int t = 1; t <= 5; t++)
@@ -109,7 +142,7 @@ int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
             tiles[nt++] = (uint8_t)t;
     pack_cards(pk, tiles, nt);
 
-    maat_pack_str(pk, "quarry");
+    MAAT_MAP_KEY(&m, "quarry");
     maat_pack_array(pk, (size_t)st->seats);
     for (int i = 0; i < st->seats; i++) {
         if (st->quarry[i][0] < 0 || over) {
@@ -122,224 +155,48 @@ int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     }
 
     const maat_pyr_seat *me = own ? &st->seat[seat] : NULL;
-    maat_pack_str(pk, "hand");
+    MAAT_MAP_KEY(&m, "hand");
     pack_cards(pk, me ? me->hand : NULL, me ? me->hand_n : 0);
-    maat_pack_str(pk, "tomb");
+    MAAT_MAP_KEY(&m, "tomb");
     pack_cards(pk, me ? me->tomb : NULL, me ? me->tomb_n : 0);
-    maat_pack_str(pk, "discard");
+    MAAT_MAP_KEY(&m, "discard");
     pack_cards(pk, st->discard, st->discard_n);
 
-    maat_pack_str(pk, "players");
+    MAAT_MAP_KEY(&m, "players");
     maat_pack_array(pk, (size_t)st->seats);
     for (int i = 0; i < st->seats; i++) {
         const maat_pyr_seat *s = &st->seat[i];
-        maat_pack_map(pk, 5 + (over || omni) + omni);
-        maat_pack_str(pk, "god");
-        pack_int_or_nil(pk, s->god, 0);
-        maat_pack_str(pk, "pyramid");
+        maat_wire_map p;
+        maat_wire_map_begin(&p, pk, 5);
+        MAAT_MAP_KEY(&p, "god");
+        maat_wire_int_or_nil(pk, s->god, 0);
+        MAAT_MAP_KEY(&p, "pyramid");
         pack_pyramid(pk, s);
-        maat_pack_str(pk, "obelisk");
+        MAAT_MAP_KEY(&p, "obelisk");
         pack_cards(pk, s->obelisk, s->obelisk_n);
-        maat_pack_kv_int(pk, "hand_size", s->hand_n);
-        maat_pack_kv_int(pk, "tomb_size", s->tomb_n);
+        MAAT_MAP_INT(&p, "hand_size", s->hand_n);
+        MAAT_MAP_INT(&p, "tomb_size", s->tomb_n);
         if (over || omni) {
-            maat_pack_str(pk, "tomb");
+            MAAT_MAP_KEY(&p, "tomb");
             pack_cards(pk, s->tomb, s->tomb_n);
         }
         if (omni) {
-            maat_pack_str(pk, "hand");
+            MAAT_MAP_KEY(&p, "hand");
             pack_cards(pk, s->hand, s->hand_n);
         }
+        maat_wire_map_end(&p);
     }
     if (omni) { /* the cards still to deal, the next first */
-        maat_pack_str(pk, "deck");
+        MAAT_MAP_KEY(&m, "deck");
         pack_cards(pk, st->order + st->deck_pos, MAAT_PYR_CARDS - st->deck_pos);
     }
-    maat_pack_str(pk, "over");
-    maat_pack_bool(pk, over);
+    MAAT_MAP_BOOL(&m, "over", over);
     if (over) {
-        maat_pack_str(pk, "scores");
-        pack_scores(pk, st);
+        maat_score sc[MAAT_PYR_MAX_SEATS];
+        maat_pyr_score_all(st, sc);
+        MAAT_MAP_KEY(&m, "scores");
+        maat_kit_pack_scores(pk, &maat_pyramids_rules, sc, st->seats);
     }
+    maat_wire_map_end(&m);
     return MAAT_OK;
-}
-
-int pyr_encode_event(const maat_game *g, const maat_event *e,
-                     msgpack_packer *pk)
-{
-    (void)g;
-    const int *a = e->arg;
-    switch (e->kind) {
-    case MAAT_PYR_EV_ROUND:
-        maat_pack_map(pk, 4);
-        maat_pack_kv_str(pk, "event", "round");
-        maat_pack_kv_int(pk, "round", a[0]);
-        maat_pack_kv_int(pk, "first", a[1]);
-        maat_pack_str(pk, "set_aside");
-        pack_int_or_nil(pk, a[2], 0);
-        return MAAT_OK;
-    case MAAT_PYR_EV_QUARRY:
-        maat_pack_map(pk, 3);
-        maat_pack_kv_str(pk, "event", "quarry");
-        maat_pack_kv_int(pk, "index", a[0]);
-        maat_pack_str(pk, "cards");
-        maat_pack_array(pk, 2);
-        maat_pack_int(pk, a[1]);
-        maat_pack_int(pk, a[2]);
-        return MAAT_OK;
-    case MAAT_PYR_EV_PAIR:
-        maat_pack_map(pk, 4);
-        maat_pack_kv_str(pk, "event", "pair");
-        maat_pack_kv_int(pk, "seat", e->seat);
-        maat_pack_kv_int(pk, "index", a[0]);
-        maat_pack_str(pk, "cards");
-        maat_pack_array(pk, 2);
-        maat_pack_int(pk, a[1]);
-        maat_pack_int(pk, a[2]);
-        return MAAT_OK;
-    case MAAT_PYR_EV_GOD:
-        maat_pack_map(pk, 3);
-        maat_pack_kv_str(pk, "event", "god");
-        maat_pack_kv_int(pk, "seat", e->seat);
-        maat_pack_kv_int(pk, "tile", a[0]);
-        return MAAT_OK;
-    case MAAT_PYR_EV_PYRAMID:
-        maat_pack_map(pk, 5);
-        maat_pack_kv_str(pk, "event", "pyramid");
-        maat_pack_kv_int(pk, "seat", e->seat);
-        maat_pack_kv_int(pk, "card", a[0]);
-        maat_pack_kv_int(pk, "stage", a[1]);
-        maat_pack_kv_int(pk, "pos", a[2]);
-        return MAAT_OK;
-    case MAAT_PYR_EV_TOMB:
-        /* the public copy has no card: only its owner knows which */
-        maat_pack_map(pk, a[0] >= 0 ? 3 : 2);
-        maat_pack_kv_str(pk, "event", "tomb");
-        maat_pack_kv_int(pk, "seat", e->seat);
-        if (a[0] >= 0)
-            maat_pack_kv_int(pk, "card", a[0]);
-        return MAAT_OK;
-    case MAAT_PYR_EV_DEAL:
-    case MAAT_PYR_EV_OBELISK:
-    case MAAT_PYR_EV_DISCARD:
-    case MAAT_PYR_EV_KEEP:
-        maat_pack_map(pk, 3);
-        maat_pack_kv_str(pk, "event",
-                         maat_pyramids_rules.event_names[e->kind]);
-        maat_pack_kv_int(pk, "seat", e->seat);
-        maat_pack_kv_int(pk, "card", a[0]);
-        return MAAT_OK;
-    case MAAT_PYR_EV_END:
-        maat_pack_map(pk, 1);
-        maat_pack_kv_str(pk, "event", "end");
-        return MAAT_OK;
-    }
-    return MAAT_EINVAL;
-}
-
-int pyr_encode_action(const maat_game *g, const maat_action *a,
-                      msgpack_packer *pk)
-{
-    (void)g;
-    switch (a->kind) {
-    case MAAT_PYR_GOD:
-        maat_pack_map(pk, 2);
-        maat_pack_kv_str(pk, "kind", "god");
-        maat_pack_kv_int(pk, "tile", a->arg[0]);
-        return MAAT_OK;
-    case MAAT_PYR_PAIR:
-        maat_pack_map(pk, 2);
-        maat_pack_kv_str(pk, "kind", "pair");
-        maat_pack_kv_int(pk, "index", a->arg[0]);
-        return MAAT_OK;
-    case MAAT_PYR_KEEP:
-        maat_pack_map(pk, 2);
-        maat_pack_kv_str(pk, "kind", "keep");
-        maat_pack_kv_int(pk, "card", a->arg[0]);
-        return MAAT_OK;
-    case MAAT_PYR_BUILD:
-        maat_pack_map(pk, 6);
-        maat_pack_kv_str(pk, "kind", "build");
-        maat_pack_kv_int(pk, "card", a->arg[0]);
-        maat_pack_kv_int(pk, "stage", a->arg[1]);
-        maat_pack_kv_int(pk, "pos", a->arg[2]);
-        maat_pack_str(pk, "tomb");
-        pack_int_or_nil(pk, a->arg[3], -1);
-        maat_pack_str(pk, "obelisk");
-        pack_int_or_nil(pk, a->arg[4], -1);
-        return MAAT_OK;
-    }
-    return MAAT_EINVAL;
-}
-
-int pyr_decode_action(const maat_game *g, const msgpack_object *o,
-                      maat_action *a, maat_error *err)
-{
-    (void)g;
-    static const char *const god_keys[] = {"kind", "tile", NULL};
-    static const char *const pair_keys[] = {"kind", "index", NULL};
-    static const char *const keep_keys[] = {"kind", "card", NULL};
-    static const char *const build_keys[] = {"kind", "card", "stage", "pos",
-                                             "tomb", "obelisk", NULL};
-    const char *const *keys;
-    const msgpack_object *f[6]; /* the values of keys[0..] */
-    int64_t v[5] = {-1, -1, -1, -1, -1};
-    int rc;
-    memset(a, -1, sizeof *a);
-    if (!o || o->type != MSGPACK_OBJECT_MAP)
-        return maat_error_set(err, MAAT_EDECODE, "the action must be a map");
-    const msgpack_object *kind = MAAT_MSG_GET(o, "kind");
-    if (MAAT_MSG_STR_IS(kind, "build")) { /* the most frequent first */
-        a->kind = MAAT_PYR_BUILD;
-        keys = build_keys;
-    } else if (MAAT_MSG_STR_IS(kind, "god")) {
-        a->kind = MAAT_PYR_GOD;
-        keys = god_keys;
-    } else if (MAAT_MSG_STR_IS(kind, "pair")) {
-        a->kind = MAAT_PYR_PAIR;
-        keys = pair_keys;
-    } else if (MAAT_MSG_STR_IS(kind, "keep")) {
-        a->kind = MAAT_PYR_KEEP;
-        keys = keep_keys;
-    } else {
-        return maat_error_set(err, MAAT_EDECODE,
-                              "field 'kind' must be one of god, pair, build, "
-                              "keep");
-    }
-    /* One pass finds every field; with a bad key f[] still holds each
-     * field's first value, so a bad value is reported before the bad key,
-     * as this function always did. */
-    int krc = maat_msg_fields(o, keys, f, "the action", err);
-    switch (a->kind) {
-    case MAAT_PYR_GOD:
-        rc = maat_msg_int(f[1], "tile", 1, 5, &v[0], err);
-        break;
-    case MAAT_PYR_PAIR:
-        rc = maat_msg_int(f[1], "index", 0, MAAT_PYR_MAX_SEATS - 1, &v[0],
-                          err);
-        break;
-    case MAAT_PYR_KEEP:
-        rc = maat_msg_int(f[1], "card", 0, MAAT_PYR_CARDS - 1, &v[0], err);
-        break;
-    default: /* MAAT_PYR_BUILD */
-        rc = maat_msg_int(f[1], "card", 0, MAAT_PYR_CARDS - 1, &v[0], err);
-        if (!rc)
-            rc = maat_msg_int(f[2], "stage", 0, MAAT_PYR_STAGES - 1, &v[1],
-                              err);
-        if (!rc)
-            rc = maat_msg_int(f[3], "pos", -MAAT_PYR_POS_OFFSET,
-                              MAAT_PYR_POS_OFFSET, &v[2], err);
-        if (!rc)
-            rc = maat_msg_int_or(f[4], "tomb", 0, MAAT_PYR_CARDS - 1, -1,
-                                 &v[3], err);
-        if (!rc)
-            rc = maat_msg_int_or(f[5], "obelisk", 0, MAAT_PYR_CARDS - 1, -1,
-                                 &v[4], err);
-        break;
-    }
-    if (!rc && krc) /* the values are fine: report the bad key, as before */
-        rc = maat_msg_only_keys(o, keys, "the action", err);
-    for (int i = 0; i < 5; i++)
-        a->arg[i] = (int32_t)v[i];
-    return rc;
 }

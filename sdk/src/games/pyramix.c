@@ -213,9 +213,8 @@ static void reveal_all(maat_pmx_state *st, maat_events *ev)
         int c = st->cube[p];
         if (c >= 0 && !st->revealed[c] && faces_of(st, p)) {
             st->revealed[c] = 1;
-            maat_event e = {MAAT_ALL_SEATS, MAAT_PMX_EV_REVEAL, -1,
-                            {p, c, 0, 0, 0, 0}};
-            maat_events_push(ev, &e);
+            maat_wire_emit(ev, &pmx_wire_events, MAAT_PMX_EV_REVEAL, -1, p,
+                           c, 0, 0);
         }
     }
 }
@@ -249,9 +248,8 @@ static void remove_at(maat_pmx_state *st, int place, int seat,
     st->collected[seat][cube] = 1;
     st->n_collected[seat]++;
     st->cube[place] = -1;
-    maat_event e = {MAAT_ALL_SEATS, MAAT_PMX_EV_REMOVE, (int16_t)seat,
-                    {place, cube, dir, 0, 0, 0}};
-    maat_events_push(ev, &e);
+    maat_wire_emit(ev, &pmx_wire_events, MAAT_PMX_EV_REMOVE, seat, place,
+                   cube, dir, 0);
     for (int to = place, from; dir >= 0; to = from) {
         from = pmx_up[to][dir];
         if (from < 0 || st->cube[from] < 0)
@@ -328,39 +326,19 @@ void maat_pmx_score_all(const maat_pmx_state *st, maat_score *out)
 
 static maat_setup *setup_new(const maat_options *opt, maat_error *err)
 {
-    if (opt && opt->count > 0) {
-        maat_error_set(err, MAAT_EINVAL, "pyramix: unknown option '%s' "
-                       "(pyramix has no options)", opt->key[0]);
+    static const char *const known[] = {NULL}; /* no options */
+    if (maat_kit_options_check(opt, "pyramix", known, err))
         return NULL;
-    }
-    maat_setup *s = calloc(1, sizeof *s);
-    if (!s)
-        maat_error_set(err, MAAT_ENOMEM, "out of memory");
-    return s;
-}
-
-static void setup_destroy(maat_setup **s)
-{
-    if (s && *s) {
-        free(*s);
-        *s = NULL;
-    }
+    return MAAT_KIT_SETUP_NEW("pyramix", err);
 }
 
 static maat_game *game_new(const maat_setup *setup, const maat_seed *seed,
                            int seats, maat_events *ev, maat_error *err)
 {
-    (void)setup;
-    if (seats < 2 || seats > MAAT_PMX_MAX_SEATS) {
-        maat_error_set(err, MAAT_EINVAL, "pyramix is for 2 to 4 seats, not "
-                       "%d", seats);
+    maat_game *g = maat_kit_game_new(setup, seats, 2, MAAT_PMX_MAX_SEATS,
+                                     err);
+    if (!g)
         return NULL;
-    }
-    maat_game *g = calloc(1, sizeof *g);
-    if (!g) {
-        maat_error_set(err, MAAT_ENOMEM, "out of memory");
-        return NULL;
-    }
     maat_pmx_state *st = &g->st;
     st->seats = seats;
     maat_rng_seed(&st->rng, seed);
@@ -373,27 +351,6 @@ static maat_game *game_new(const maat_setup *setup, const maat_seed *seed,
     reveal_all(st, ev);
     st->over = !any_removable(st);
     return g;
-}
-
-static void destroy(maat_game **g)
-{
-    if (g && *g) {
-        free(*g);
-        *g = NULL;
-    }
-}
-
-static maat_game *copy(const maat_game *g)
-{
-    maat_game *c = malloc(sizeof *c);
-    if (c)
-        *c = *g;
-    return c;
-}
-
-static int seats_of(const maat_game *g)
-{
-    return g->st.seats;
 }
 
 static maat_decision decision(const maat_game *g)
@@ -459,8 +416,8 @@ static int apply(maat_game *g, const maat_action *a, maat_events *ev,
     st->to_move = (st->to_move + 1) % st->seats;
     if (!any_removable(st)) {
         st->over = 1;
-        maat_event e = {MAAT_ALL_SEATS, MAAT_PMX_EV_END, -1, {0}};
-        maat_events_push(ev, &e);
+        maat_wire_emit(ev, &pmx_wire_events, MAAT_PMX_EV_END, -1, 0, 0, 0,
+                       0);
     }
     return MAAT_OK;
 }
@@ -480,6 +437,8 @@ maat_pmx_state *maat_pmx_state_mut(maat_game *g)
     return &g->st;
 }
 
+MAAT_KIT_FUNCS(pmx_wire_actions, pmx_wire_events)
+
 const maat_rules maat_pyramix_rules = {
     .name = "pyramix",
     .rules_version = "pyramix-2",
@@ -491,13 +450,10 @@ const maat_rules maat_pyramix_rules = {
     .n_event_kinds = MAAT_PMX_EV_KINDS,
     .score_parts = score_parts,
     .n_score_parts = MAAT_PMX_S_PARTS,
+    MAAT_KIT_ENTRIES(pmx_wire_actions, pmx_wire_events),
     .setup_new = setup_new,
-    .setup_destroy = setup_destroy,
     .setup_encode = pmx_setup_encode,
     .game_new = game_new,
-    .destroy = destroy,
-    .copy = copy,
-    .seats = seats_of,
     .decision = decision,
     .is_over = is_over,
     .legal_actions = legal_actions,
@@ -505,12 +461,7 @@ const maat_rules maat_pyramix_rules = {
     .scores = scores,
     .encode_observation = pmx_encode_observation,
     .render = pmx_render,
-    .encode_event = pmx_encode_event,
-    .encode_action = pmx_encode_action,
-    .decode_action = pmx_decode_action,
     .setup_decode = pmx_setup_decode,
-    .view_new = pmx_view_new,
-    .view_destroy = pmx_view_destroy,
     .view_update = pmx_view_update,
     .determinize = pmx_determinize,
 };

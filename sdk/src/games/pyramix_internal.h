@@ -1,16 +1,27 @@
-/* pyramix_internal.h -- what the Pyramix source files share. */
+/* pyramix_internal.h -- what the Pyramix source files share: the objects
+ * behind the opaque handles, the wire declarations (pyramix_wire.c). */
 #ifndef MAAT_PYRAMIX_INTERNAL_H
 #define MAAT_PYRAMIX_INTERNAL_H
 
 #include "maat/pyramix.h"
+#include "kit.h"
 
 struct maat_setup {
-    int unused; /* Pyramix has no components to load */
+    maat_kit_setup kit; /* Pyramix has no components to load */
 };
 
 struct maat_game {
     maat_pmx_state st;
 };
+
+#define PMX_HIDDEN (-2) /* view only: an occupied place whose cube is unknown */
+
+struct maat_view {
+    maat_kit_view kit;
+    maat_pmx_state obs; /* the latest observation; cube[] may hold HIDDEN */
+};
+
+extern const maat_wire pmx_wire_actions, pmx_wire_events;
 
 /* One step from `place` along axis d (0 x, 1 y, 2 z): delta -1 is up,
  * +1 down; -1 when that leaves the pyramid. */
@@ -22,14 +33,6 @@ int pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk);
 
 /* render: the state as text (pyramix_render.c) */
 int pmx_render(const maat_game *g, int seat, char *buf, size_t cap);
-int pmx_encode_event(const maat_game *g, const maat_event *e,
-                     msgpack_packer *pk);
-int pmx_encode_action(const maat_game *g, const maat_action *a,
-                      msgpack_packer *pk);
-int pmx_decode_action(const maat_game *g, const msgpack_object *o,
-                      maat_action *a, maat_error *err);
-maat_view *pmx_view_new(const maat_setup *s, int seat, int seats);
-void pmx_view_destroy(maat_view **v);
 int pmx_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err);
 maat_game *pmx_determinize(const maat_view *v, maat_rng *rng,

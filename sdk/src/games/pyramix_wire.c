@@ -12,7 +12,42 @@
 #include "maat/msg.h"
 #include "pyramix_internal.h"
 
-#define HIDDEN (-2) /* view only: an occupied place whose cube is unknown */
+/* ---- actions and events ---------------------------------------------- */
+
+/* A place on the wire is its coordinates x, y, z; a cube its colour and
+ * symbol, never its id. */
+static int place_axis(int place, int axis)
+{
+    int c[3];
+    maat_pmx_coords(place, &c[0], &c[1], &c[2]);
+    return c[axis];
+}
+static int place_x(int place) { return place_axis(place, 0); }
+static int place_y(int place) { return place_axis(place, 1); }
+static int place_z(int place) { return place_axis(place, 2); }
+
+static const char *const axes[3] = {"x", "y", "z"};
+
+static const maat_wire_kind actions[] = {
+    {MAAT_W_KIND("remove", MAAT_PMX_REMOVE),
+     MAAT_W_FIELDS(MAAT_W_INT("x", 0, 0, 5), MAAT_W_INT("y", 1, 0, 5),
+                   MAAT_W_INT("z", 2, 0, 5))},
+};
+
+/* arg0 = the place, arg1 = the cube; remove: arg2 = the axis the line
+ * above slid down along, or -1.  A removed cube always showed faces. */
+#define PLACE_AND_CUBE                                                         MAAT_W_INT_MAP("x", 0, place_x), MAAT_W_INT_MAP("y", 0, place_y),          MAAT_W_INT_MAP("z", 0, place_z),                                           MAAT_W_NAME_MAP("colour", 1, maat_pmx_colour_names,                                        maat_pmx_cube_colour),                                     MAAT_W_NAME_MAP("symbol", 1, maat_pmx_symbol_names,                                        maat_pmx_cube_symbol)
+static const maat_wire_kind events[] = {
+    {MAAT_W_KIND("remove", MAAT_PMX_EV_REMOVE),
+     MAAT_W_FIELDS(MAAT_W_SEAT, PLACE_AND_CUBE,
+                   MAAT_W_NAME_OR_NIL("slide", 2, axes))},
+    {MAAT_W_KIND("reveal", MAAT_PMX_EV_REVEAL),
+     MAAT_W_FIELDS(PLACE_AND_CUBE)},
+    {MAAT_W_KIND("end", MAAT_PMX_EV_END)},
+};
+
+const maat_wire pmx_wire_actions = MAAT_W_ACTIONS(actions);
+const maat_wire pmx_wire_events = MAAT_W_EVENTS(events);
 
 /* ---- setup: nothing to load ----------------------------------------- */
 
@@ -26,40 +61,26 @@ int pmx_setup_encode(const maat_setup *s, msgpack_packer *pk)
 maat_setup *pmx_setup_decode(const msgpack_object *o, maat_error *err)
 {
     (void)o;
-    maat_setup *s = calloc(1, sizeof *s);
-    if (!s)
-        maat_error_set(err, MAAT_ENOMEM, "out of memory");
-    return s;
+    return MAAT_KIT_SETUP_NEW("pyramix", err);
 }
 
-/* ---- encoding ------------------------------------------------------- */
+/* ---- the observation ------------------------------------------------ */
 
-static void pack_kind(msgpack_packer *pk, int cube)
+static void pack_kind(maat_wire_map *m, int cube)
 {
-    maat_pack_kv_str(pk, "colour",
-                     maat_pmx_colour_names[maat_pmx_cube_colour(cube)]);
-    maat_pack_kv_str(pk, "symbol",
-                     maat_pmx_symbol_names[maat_pmx_cube_symbol(cube)]);
-}
-
-static void pack_place(msgpack_packer *pk, int place)
-{
-    int x, y, z;
-    maat_pmx_coords(place, &x, &y, &z);
-    maat_pack_kv_int(pk, "x", x);
-    maat_pack_kv_int(pk, "y", y);
-    maat_pack_kv_int(pk, "z", z);
+    MAAT_MAP_STR(m, "colour",
+                 maat_pmx_colour_names[maat_pmx_cube_colour(cube)]);
+    MAAT_MAP_STR(m, "symbol",
+                 maat_pmx_symbol_names[maat_pmx_cube_symbol(cube)]);
 }
 
 int pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
 {
     const maat_pmx_state *st = &g->st;
-    maat_pack_map(pk, st->over ? 9 : 8);
-    maat_pack_kv_str(pk, "game", "pyramix");
-    maat_pack_kv_int(pk, "seat", seat);
-    maat_pack_kv_int(pk, "seats", st->seats);
-    maat_pack_kv_int(pk, "turn", st->turn);
-    maat_pack_str(pk, "to_move");
+    maat_wire_map m;
+    maat_kit_observation_begin(&m, pk, &maat_pyramix_rules, seat, st->seats, 8);
+    MAAT_MAP_INT(&m, "turn", st->turn);
+    MAAT_MAP_KEY(&m, "to_move");
     if (st->over)
         maat_pack_nil(pk);
     else
@@ -68,7 +89,7 @@ int pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     for (int p = 0; p < MAAT_PMX_PLACES; p++)
         n += st->cube[p] >= 0;
     /* every occupied place; colour and symbol only once revealed */
-    maat_pack_str(pk, "cubes");
+    MAAT_MAP_KEY(&m, "cubes");
     maat_pack_array(pk, (size_t)n);
     for (int p = 0; p < MAAT_PMX_PLACES; p++) {
         int c = st->cube[p];
@@ -78,146 +99,43 @@ int pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
          * marks those nobody has seen */
         int secret = !st->revealed[c] && !st->over;
         int omni = seat == MAAT_OMNISCIENT && secret;
-        int shown = !secret || omni;
-        maat_pack_map(pk, (shown ? 5 : 3) + omni);
-        pack_place(pk, p);
-        if (shown)
-            pack_kind(pk, c);
-        if (omni) {
-            maat_pack_str(pk, "unrevealed");
-            maat_pack_bool(pk, 1);
-        }
+        int x, y, z;
+        maat_pmx_coords(p, &x, &y, &z);
+        maat_wire_map cm;
+        maat_wire_map_begin(&cm, pk, 5);
+        MAAT_MAP_INT(&cm, "x", x);
+        MAAT_MAP_INT(&cm, "y", y);
+        MAAT_MAP_INT(&cm, "z", z);
+        if (!secret || omni)
+            pack_kind(&cm, c);
+        if (omni)
+            MAAT_MAP_BOOL(&cm, "unrevealed", 1);
+        maat_wire_map_end(&cm);
     }
-    maat_pack_str(pk, "collected");
+    MAAT_MAP_KEY(&m, "collected");
     maat_pack_array(pk, (size_t)st->seats);
     for (int s = 0; s < st->seats; s++) {
         maat_pack_array(pk, (size_t)st->n_collected[s]);
         for (int c = 0; c < MAAT_PMX_CUBES; c++)
             if (st->collected[s][c]) {
-                maat_pack_map(pk, 2);
-                pack_kind(pk, c);
+                maat_wire_map cm;
+                maat_wire_map_begin(&cm, pk, 2);
+                pack_kind(&cm, c);
+                maat_wire_map_end(&cm);
             }
     }
-    maat_pack_str(pk, "over");
-    maat_pack_bool(pk, st->over);
+    MAAT_MAP_BOOL(&m, "over", st->over);
     if (st->over) {
         maat_score sc[MAAT_PMX_MAX_SEATS];
         maat_pmx_score_all(st, sc);
-        maat_pack_str(pk, "scores");
-        maat_pack_array(pk, (size_t)st->seats);
-        for (int s = 0; s < st->seats; s++) {
-            maat_pack_map(pk, 3);
-            maat_pack_kv_int(pk, "total", sc[s].total);
-            maat_pack_kv_int(pk, "rank", sc[s].rank);
-            maat_pack_str(pk, "parts");
-            maat_pack_map(pk, MAAT_PMX_S_PARTS);
-            for (int k = 0; k < MAAT_PMX_S_PARTS; k++)
-                maat_pack_kv_int(pk, maat_pyramix_rules.score_parts[k],
-                                 sc[s].part[k]);
-        }
+        MAAT_MAP_KEY(&m, "scores");
+        maat_kit_pack_scores(pk, &maat_pyramix_rules, sc, st->seats);
     }
-    return MAAT_OK;
-}
-
-int pmx_encode_event(const maat_game *g, const maat_event *e,
-                     msgpack_packer *pk)
-{
-    (void)g;
-    static const char *const axes[3] = {"x", "y", "z"};
-    switch (e->kind) {
-    case MAAT_PMX_EV_REMOVE: /* a removed cube always showed faces */
-        maat_pack_map(pk, 8);
-        maat_pack_kv_str(pk, "event", "remove");
-        maat_pack_kv_int(pk, "seat", e->seat);
-        pack_place(pk, e->arg[0]);
-        pack_kind(pk, e->arg[1]);
-        maat_pack_str(pk, "slide");
-        if (e->arg[2] >= 0)
-            maat_pack_str(pk, axes[e->arg[2]]);
-        else
-            maat_pack_nil(pk);
-        return MAAT_OK;
-    case MAAT_PMX_EV_REVEAL:
-        maat_pack_map(pk, 6);
-        maat_pack_kv_str(pk, "event", "reveal");
-        pack_place(pk, e->arg[0]);
-        pack_kind(pk, e->arg[1]);
-        return MAAT_OK;
-    case MAAT_PMX_EV_END:
-        maat_pack_map(pk, 1);
-        maat_pack_kv_str(pk, "event", "end");
-        return MAAT_OK;
-    }
-    return MAAT_EINVAL;
-}
-
-int pmx_encode_action(const maat_game *g, const maat_action *a,
-                      msgpack_packer *pk)
-{
-    (void)g;
-    maat_pack_map(pk, 4);
-    maat_pack_kv_str(pk, "kind", "remove");
-    maat_pack_kv_int(pk, "x", a->arg[0]);
-    maat_pack_kv_int(pk, "y", a->arg[1]);
-    maat_pack_kv_int(pk, "z", a->arg[2]);
-    return MAAT_OK;
-}
-
-int pmx_decode_action(const maat_game *g, const msgpack_object *o,
-                      maat_action *a, maat_error *err)
-{
-    (void)g;
-    static const char *const keys[] = {"kind", "x", "y", "z", NULL};
-    const msgpack_object *f[4]; /* the values of keys[] */
-    int64_t v[3];
-    int rc;
-    memset(a, -1, sizeof *a);
-    if (!o || o->type != MSGPACK_OBJECT_MAP)
-        return maat_error_set(err, MAAT_EDECODE, "the action must be a map");
-    /* One pass finds every field; with a bad key f[] still holds each
-     * field's first value, so a bad kind or value is reported first, as
-     * this function always did. */
-    int krc = maat_msg_fields(o, keys, f, "the action", err);
-    if (!MAAT_MSG_STR_IS(f[0], "remove"))
-        return maat_error_set(err, MAAT_EDECODE,
-                              "field 'kind' must be \"remove\"");
-    if ((rc = maat_msg_int(f[1], "x", 0, 5, &v[0], err)) ||
-        (rc = maat_msg_int(f[2], "y", 0, 5, &v[1], err)) ||
-        (rc = maat_msg_int(f[3], "z", 0, 5, &v[2], err)) ||
-        (krc && (rc = maat_msg_only_keys(o, keys, "the action", err))))
-        return rc;
-    a->kind = MAAT_PMX_REMOVE;
-    for (int i = 0; i < 3; i++)
-        a->arg[i] = (int32_t)v[i];
+    maat_wire_map_end(&m);
     return MAAT_OK;
 }
 
 /* ---- the view ------------------------------------------------------- */
-
-struct maat_view {
-    int seat, seats;
-    int has_observation;
-    maat_pmx_state obs; /* cube[] may hold HIDDEN */
-};
-
-maat_view *pmx_view_new(const maat_setup *s, int seat, int seats)
-{
-    (void)s;
-    maat_view *v = calloc(1, sizeof *v);
-    if (v) {
-        v->seat = seat;
-        v->seats = seats;
-    }
-    return v;
-}
-
-void pmx_view_destroy(maat_view **v)
-{
-    if (v && *v) {
-        free(*v);
-        *v = NULL;
-    }
-}
 
 /* A free cube id of the given colour and symbol names; -1 if none. */
 static int take_id(uint8_t *used, const msgpack_object *o, maat_error *err)
@@ -242,10 +160,9 @@ static int take_id(uint8_t *used, const msgpack_object *o, maat_error *err)
     return -1;
 }
 
-static int decode_observation(maat_view *v, const msgpack_object *o,
+static int decode_observation(maat_pmx_state *st, const msgpack_object *o,
                               maat_error *err)
 {
-    maat_pmx_state *st = &v->obs;
     uint8_t used[MAAT_PMX_CUBES] = {0};
     int64_t n;
     int rc;
@@ -287,7 +204,7 @@ static int decode_observation(maat_view *v, const msgpack_object *o,
                                   "outside the pyramid or listed twice",
                                   (int)x, (int)y, (int)z);
         if (!maat_msg_get(c, "symbol")) {
-            st->cube[p] = HIDDEN;
+            st->cube[p] = PMX_HIDDEN;
             continue;
         }
         int id = take_id(used, c, err);
@@ -322,30 +239,21 @@ int pmx_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err)
 {
     (void)events; /* the observation holds everything that is public */
-    maat_view tmp = *v;
-    int rc = decode_observation(&tmp, observation, err);
-    if (rc)
-        return rc;
-    if (tmp.obs.seats != v->seats)
-        return maat_error_set(err, MAAT_EDECODE, "observation for %d seats, "
-                              "view for %d", tmp.obs.seats, v->seats);
-    *v = tmp;
-    v->has_observation = 1;
-    return MAAT_OK;
+    maat_pmx_state obs;
+    int rc = decode_observation(&obs, observation, err);
+    if (!rc)
+        rc = maat_kit_view_updated(&v->kit, obs.seats, err);
+    if (!rc)
+        v->obs = obs;
+    return rc;
 }
 
 maat_game *pmx_determinize(const maat_view *v, maat_rng *rng,
                            maat_error *err)
 {
-    if (!v->has_observation) {
-        maat_error_set(err, MAAT_ESTATE, "the view has no observation yet");
+    maat_game *g = maat_kit_determinize_begin(&v->kit, err);
+    if (!g)
         return NULL;
-    }
-    maat_game *g = malloc(sizeof *g);
-    if (!g) {
-        maat_error_set(err, MAAT_ENOMEM, "out of memory");
-        return NULL;
-    }
     maat_pmx_state *st = &g->st;
     *st = v->obs;
     uint8_t used[MAAT_PMX_CUBES] = {0};
@@ -353,7 +261,7 @@ maat_game *pmx_determinize(const maat_view *v, maat_rng *rng,
     for (int p = 0; p < MAAT_PMX_PLACES; p++) {
         if (st->cube[p] >= 0)
             used[st->cube[p]] = 1;
-        hidden += st->cube[p] == HIDDEN;
+        hidden += st->cube[p] == PMX_HIDDEN;
     }
     for (int s = 0; s < st->seats; s++)
         for (int c = 0; c < MAAT_PMX_CUBES; c++)
@@ -362,7 +270,7 @@ maat_game *pmx_determinize(const maat_view *v, maat_rng *rng,
         if (!used[c])
             pool[n_pool++] = c;
     if (n_pool != hidden) { /* every cube is in the tray or collected */
-        free(g);
+        maat_kit_game_destroy(&g);
         maat_error_set(err, MAAT_EDECODE, "%d hidden places but %d unseen "
                        "cubes: the observation does not add up", hidden,
                        n_pool);
@@ -371,15 +279,10 @@ maat_game *pmx_determinize(const maat_view *v, maat_rng *rng,
     maat_rng_shuffle_int(rng, pool, n_pool);
     int k = 0;
     for (int p = 0; p < MAAT_PMX_PLACES; p++)
-        if (st->cube[p] == HIDDEN)
+        if (st->cube[p] == PMX_HIDDEN)
             st->cube[p] = (int8_t)pool[k++];
-    maat_rng_fork(rng, &st->rng);
     /* a forged observation must not yield a game stuck with no move */
-    if (!st->over && maat_pyramix_rules.legal_actions(g, NULL, 0) == 0) {
-        free(g);
-        maat_error_set(err, MAAT_EDECODE, "the observation says the game "
-                       "goes on, but no cube may be removed");
-        return NULL;
-    }
-    return g;
+    return maat_kit_determinize_end(&maat_pyramix_rules, g, rng, &st->rng,
+                                    "the observation says the game goes on, "
+                                    "but no cube may be removed", err);
 }
