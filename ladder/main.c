@@ -80,7 +80,8 @@ static void usage_run(FILE *f, int plan)
     else
         fprintf(f,
 "usage: maat-ladder run CONFIG [--jobs N] [--pin | --no-pin] [--quiet]\n"
-"                  [--report-every N] [--fault-share S]\n"
+"                  [--keep all|failed|none] [--report-every N]\n"
+"                  [--fault-share S]\n"
 "\n"
 "Plays the tournament CONFIG describes (JSON, docs/LADDER.md), each match a\n"
 "maat-referee appending to the ladder file; matches already there are not\n"
@@ -88,6 +89,9 @@ static void usage_run(FILE *f, int plan)
 "\n"
 "  --jobs N          referees at once, 1..256 (the config's \"jobs\", else 1)\n"
 "  --pin, --no-pin   one CPU per running match, or not (the config's \"pin\")\n"
+"  --keep K          which matches keep every game's record and bot logs in\n"
+"                    LADDER.games/ (without .jsonl): all (default; the\n"
+"                    config's \"keep\"), failed (those with a fault), none\n"
 "  --quiet           no progress, no standings\n"
 "  --report-every N  when stderr is not a terminal, a progress line every N\n"
 "                    matches (default: about 20 lines a run)\n"
@@ -390,11 +394,13 @@ static int cmd_run(int argc, char **argv, int plan)
 {
     const char *config = NULL, *shard_dir = NULL;
     int jobs = 0, pin = -1; /* -1: as the config says */
+    const char *keep = NULL;
     maat_run_options ro = {0, 0, MAAT_FAULT_SHARE};
     opt run_opts[] = {
         {"--jobs", O_INT, &jobs, 1, 256, JOBS_WHAT, NULL},
         {"--pin", O_FLAG, &pin, 1, 0, NULL, NULL},
         {"--no-pin", O_FLAG, &pin, 0, 0, NULL, NULL},
+        {"--keep", O_STR, &keep, 0, 0, "all, failed or none", NULL},
         {"--quiet", O_FLAG, &ro.quiet, 1, 0, NULL, NULL},
         {"--report-every", O_INT, &ro.report_every, 1, 10000000,
          "matches between progress lines", NULL},
@@ -432,6 +438,13 @@ static int cmd_run(int argc, char **argv, int plan)
         t.jobs = jobs;
     if (pin >= 0)
         t.pin = pin;
+    if (keep && (t.keep = maat_keep_parse(keep)) < 0) {
+        fprintf(stderr, "maat-ladder run: --keep %s: all, failed or none "
+                        "(which matches keep their records and bot logs)\n",
+                keep);
+        maat_tournament_free(&t);
+        return 2;
+    }
     if (!t.referee)
         t.referee = sibling("referee", "maat-referee");
     if (plan) {

@@ -56,9 +56,25 @@ char **maat_referee_argv(const maat_referee_cmd *c)
     push(&b, c->match_id);
     push(&b, "--ladder");
     push(&b, c->ladder);
-    if (c->log_dir) {
+    if (c->games_dir) {
+        char *record = NULL;
+        if (asprintf(&record, "%s/%s.json", c->games_dir, c->match_id) < 0)
+            b.failed = 1;
+        else {
+            push(&b, "--record");
+            push(&b, record);
+            free(record);
+        }
+        push(&b, "--log-dir");
+        push(&b, c->games_dir);
+    } else if (c->log_dir) {
         push(&b, "--log-dir");
         push(&b, c->log_dir);
+    }
+    if (!c->seed && c->seed_file) { /* the secret key: never in a
+                                       sandboxed bot's sight */
+        push(&b, "--hide");
+        push(&b, c->seed_file);
     }
     push(&b, "--quiet");
     if (c->duplicate) {

@@ -25,6 +25,9 @@ typedef struct maat_referee_cmd {
     const char *match_id;  /* games are MATCH_ID-0, MATCH_ID-1, ... */
     const char *ladder;    /* the file the referee appends to */
     const char *log_dir;   /* the bots' stdout/stderr; NULL: discarded */
+    const char *games_dir; /* every game's record and bot logs, kept as
+                              DIR/MATCH_ID[-K].json and DIR/MATCH_ID-K-BOT.log
+                              (overrides log_dir); NULL: none */
     int seats;
     const char *name[MAAT_MAX_SEATS], *command[MAAT_MAX_SEATS]; /* by seat */
     char *const *extra;    /* more referee options, last (may override) */

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <glob.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -39,6 +41,7 @@ static const struct {
     {"ladder", JSON_STRING},    {"referee", JSON_STRING},
     {"referee_args", JSON_ARRAY}, {"bots", JSON_ARRAY},
     {"hero", JSON_STRING},      {"pin", JSON_TRUE},
+    {"keep", JSON_STRING},
 };
 
 static const char *type_name(json_type t)
@@ -182,6 +185,18 @@ int maat_tournament_load(maat_tournament *t, const char *path,
     t->ladder = strdup(ladder);
     if (asprintf(&t->key_file, "%s.%s.key", ladder, t->name) < 0)
         t->key_file = NULL;
+    size_t ll = strlen(ladder);
+    int jsonl = ll > 6 && !strcmp(ladder + ll - 6, ".jsonl");
+    if (asprintf(&t->games_dir, "%.*s.games", (int)(jsonl ? ll - 6 : ll),
+                 ladder) < 0)
+        t->games_dir = NULL;
+    const char *keep = json_string_value(json_object_get(j, "keep"));
+    t->keep = keep ? maat_keep_parse(keep) : MAAT_KEEP_ALL;
+    if (t->keep < 0) {
+        rc = fail(err, path, "field 'keep' must be all, failed or none (which "
+                  "matches keep their records and bot logs)");
+        goto out;
+    }
     const char *referee = json_string_value(json_object_get(j, "referee"));
     t->referee = referee ? strdup(referee) : NULL;
     json_t *args = json_object_get(j, "referee_args");
@@ -253,6 +268,7 @@ void maat_tournament_free(maat_tournament *t)
 {
     free(t->ladder);
     free(t->key_file);
+    free(t->games_dir);
     free(t->referee);
     for (int i = 0; i < t->n_referee_args; i++)
         free(t->referee_args[i]);
@@ -303,6 +319,60 @@ static void kth_combination(const int *pool, int n, int k, long index,
         }
 }
 
+int maat_keep_parse(const char *text)
+{
+    return !strcmp(text, "all") ? MAAT_KEEP_ALL
+           : !strcmp(text, "failed") ? MAAT_KEEP_FAILED
+           : !strcmp(text, "none") ? MAAT_KEEP_NONE : -1;
+}
+
+/* Does any of match i's records name a fault? */
+static int match_had_faults(const maat_tournament *t, const char *pattern)
+{
+    glob_t g;
+    int faults = 0;
+    if (glob(pattern, 0, NULL, &g) != 0)
+        return 0;
+    for (size_t k = 0; k < g.gl_pathc && !faults; k++) {
+        json_t *rec = json_load_file(g.gl_pathv[k], 0, NULL);
+        faults = !rec || json_array_size(json_object_get(rec, "faults")) > 0;
+        json_decref(rec);
+    }
+    (void)t;
+    globfree(&g);
+    return faults;
+}
+
+static void remove_matching(const char *pattern)
+{
+    glob_t g;
+    if (glob(pattern, 0, NULL, &g) != 0)
+        return;
+    for (size_t k = 0; k < g.gl_pathc; k++)
+        unlink(g.gl_pathv[k]);
+    globfree(&g);
+}
+
+/* After match i: its records and logs stay (keep all), stay only when a
+ * game had a fault (keep failed), or go (keep none).  The ladder lines
+ * still name them; maat-replay --index skips what is gone. */
+static void apply_keep(const maat_tournament *t, int i)
+{
+    char id[96], records[400], series[400], logs[400];
+    if (t->keep == MAAT_KEEP_ALL || !t->games_dir)
+        return;
+    maat_tournament_match_id(t, i, id, sizeof id);
+    snprintf(records, sizeof records, "%s/%s.json", t->games_dir, id);
+    snprintf(series, sizeof series, "%s/%s-[0-9]*.json", t->games_dir, id);
+    snprintf(logs, sizeof logs, "%s/%s-[0-9]*-*.log", t->games_dir, id);
+    if (t->keep == MAAT_KEEP_FAILED &&
+        (match_had_faults(t, records) || match_had_faults(t, series)))
+        return;
+    remove_matching(records);
+    remove_matching(series);
+    remove_matching(logs);
+}
+
 int maat_tournament_lineup(const maat_tournament *t, int i, int *bots)
 {
     int pool[256], n = 0;
@@ -330,6 +400,9 @@ char **maat_tournament_argv(const maat_tournament *t, int i, const int *bots,
         .seed = t->seed[0] ? t->seed : NULL, .seed_file = t->key_file,
         .seed_label = id, .duplicate = t->duplicate,
         .match_id = id, .ladder = ladder, .seats = t->seats,
+        /* records and logs where `run` keeps them; a planned shard runs
+         * elsewhere, where that directory need not exist */
+        .games_dir = ladder == t->ladder ? t->games_dir : NULL,
         .extra = t->referee_args, .n_extra = t->n_referee_args};
     for (int s = 0; s < t->seats; s++) {
         c.name[s] = t->bots[bots[s]].name;
@@ -534,8 +607,8 @@ static int report_broken(const maat_tournament *t, const follower *f,
     }
     if (broken && !logged)
         fprintf(stderr, "maat-ladder: the faults are in the ladder lines "
-                "(\"faults\"); to keep the bots' own output, add "
-                "\"referee_args\": [\"--log-dir\", \"DIR\"] to the config\n");
+                "(\"faults\"); the bots' own output was not kept (run with "
+                "--keep all or --keep failed)\n");
     return broken;
 }
 
@@ -573,6 +646,12 @@ int maat_tournament_run(const maat_tournament *t, const maat_run_options *o,
     if (rc)
         goto out;
     f.at_start = f.l.count;
+    if (t->games_dir && mkdir(t->games_dir, 0755) != 0 && errno != EEXIST) {
+        rc = maat_error_set(err, MAAT_EIO, "%s: cannot make the directory "
+                            "for the games' records and logs: %s",
+                            t->games_dir, strerror(errno));
+        goto out;
+    }
     follow(t, &f, NULL);
     for (int i = 0; i < t->matches; i++)
         if (!match_done(t, &f.l, i))
@@ -633,6 +712,7 @@ int maat_tournament_run(const maat_tournament *t, const maat_run_options *o,
                             "check the config's bots and referee_args)" : "");
                 } else {
                     done++;
+                    apply_keep(t, match_of[k]);
                 }
                 --running;
                 pids[k] = pids[running];

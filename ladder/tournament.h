@@ -27,6 +27,10 @@ typedef struct maat_tour_bot {
     char *command;
 } maat_tour_bot;
 
+enum { MAAT_KEEP_ALL, MAAT_KEEP_FAILED, MAAT_KEEP_NONE };
+/* "all", "failed" or "none" -> MAAT_KEEP_*, or -1. */
+int maat_keep_parse(const char *text);
+
 typedef struct maat_tournament {
     char name[64];
     char game[32];
@@ -38,6 +42,10 @@ typedef struct maat_tournament {
     char seed[MAAT_SEED_TEXT]; /* "" when the config has none */
     char *key_file;            /* "<ladder>.<name>.key" */
     char *ladder;     /* ladder file */
+    /* every game's record and bot logs: "<ladder without .jsonl>.games";
+     * which matches keep them once played (config "keep", run --keep) */
+    char *games_dir;
+    int keep;         /* MAAT_KEEP_* */
     char *referee;    /* path of maat-referee */
     char **referee_args; /* extra arguments for every referee */
     int n_referee_args;
