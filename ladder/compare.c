@@ -120,7 +120,7 @@ static char **run_argv(const maat_compare *c, int b, int run)
         .referee = c->referee, .game = c->game, .seed = c->seed,
         .seed_file = c->key_file, .seed_label = label, .duplicate = 1,
         .match_id = id,
-        .ladder = c->ladder, .log_dir = c->log_dir, .seats = c->seats,
+        .ladder = c->ladder, .games_dir = c->log_dir, .seats = c->seats,
         .extra = c->referee_args, .n_extra = c->n_referee_args};
     rc.name[0] = run ? "baseline" : "candidate";
     rc.command[0] = run ? c->baseline : c->candidate;

@@ -493,6 +493,7 @@ static int cmd_demo(int argc, char **argv)
     t.ladder = (char *)ladder;
     if (asprintf(&t.key_file, "%s.demo.key", ladder) < 0)
         t.key_file = NULL;
+    t.games_dir = maat_tournament_games_dir(ladder);
     t.referee = sibling("referee", "maat-referee");
     maat_tour_bot bots[4] = {{"random", random}, {"random2", random},
                              {"greedy", greedy}, {"mcts", mcts_cmd}};
@@ -512,8 +513,13 @@ static int cmd_demo(int argc, char **argv)
         const char *files[] = {ladder};
         rc = show_standings(files, 1, "pyramids", "table");
     }
+    if (rc == 0)
+        printf("\nevery game's record and bot logs: %s/ (see them all: "
+               "maat-replay --index %s -o index.html)\n", t.games_dir,
+               ladder);
     free(t.referee);
     free(t.key_file);
+    free(t.games_dir);
     free(random);
     free(greedy);
     free(mcts);

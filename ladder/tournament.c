@@ -185,11 +185,7 @@ int maat_tournament_load(maat_tournament *t, const char *path,
     t->ladder = strdup(ladder);
     if (asprintf(&t->key_file, "%s.%s.key", ladder, t->name) < 0)
         t->key_file = NULL;
-    size_t ll = strlen(ladder);
-    int jsonl = ll > 6 && !strcmp(ladder + ll - 6, ".jsonl");
-    if (asprintf(&t->games_dir, "%.*s.games", (int)(jsonl ? ll - 6 : ll),
-                 ladder) < 0)
-        t->games_dir = NULL;
+    t->games_dir = maat_tournament_games_dir(ladder);
     const char *keep = json_string_value(json_object_get(j, "keep"));
     t->keep = keep ? maat_keep_parse(keep) : MAAT_KEEP_ALL;
     if (t->keep < 0) {
@@ -317,6 +313,16 @@ static void kth_combination(const int *pool, int n, int k, long index,
             }
             index -= r;
         }
+}
+
+char *maat_tournament_games_dir(const char *ladder)
+{
+    char *dir;
+    size_t n = strlen(ladder);
+    int jsonl = n > 6 && !strcmp(ladder + n - 6, ".jsonl");
+    if (asprintf(&dir, "%.*s.games", (int)(jsonl ? n - 6 : n), ladder) < 0)
+        return NULL;
+    return dir;
 }
 
 int maat_keep_parse(const char *text)

@@ -28,6 +28,9 @@ typedef struct maat_tour_bot {
 } maat_tour_bot;
 
 enum { MAAT_KEEP_ALL, MAAT_KEEP_FAILED, MAAT_KEEP_NONE };
+/* The directory of every game's record and logs for a ladder file:
+ * "x.jsonl" -> "x.games" (malloc'd; NULL when out of memory). */
+char *maat_tournament_games_dir(const char *ladder);
 /* "all", "failed" or "none" -> MAAT_KEEP_*, or -1. */
 int maat_keep_parse(const char *text);
 

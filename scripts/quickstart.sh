@@ -10,7 +10,7 @@ scripts/install-deps.sh
 [ -f build/build.ninja ] || meson setup build >/dev/null
 ninja -C build >/dev/null
 mkdir -p build/demo
-rm -f build/demo/ladder.jsonl
+rm -rf build/demo/ladder.jsonl build/demo/ladder.games
 ./build/ladder/maat-ladder demo --ladder build/demo/ladder.jsonl --jobs 2
 echo
 echo "ladder file: build/demo/ladder.jsonl (one JSON line per game; try: jq -c '{bots,ranks,scores}' build/demo/ladder.jsonl)"
