@@ -16,6 +16,7 @@
 #include <jansson.h>
 
 #include "faults.h"
+#include "outcome.h"
 #include "ladder_file.h"
 #include "pin.h"
 #include "referee_cmd.h"
@@ -107,6 +108,13 @@ int maat_tournament_load(maat_tournament *t, const char *path,
     const char *name = json_string_value(json_object_get(j, "name"));
     const char *game = json_string_value(json_object_get(j, "game"));
     snprintf(t->name, sizeof t->name, "%s", name ? name : "tournament");
+    /* the name starts every match id ("<name>-<i>-<k>"), which names files */
+    if (!maat_match_id_valid(t->name) || (name && strlen(name) >= 64)) {
+        rc = fail(err, path, "field 'name' must be 1 to 63 ASCII letters, "
+                  "digits, '.', '_', '-', ':', '+' or '@', not starting "
+                  "with '.' or '-' (it starts every match id)");
+        goto out;
+    }
     snprintf(t->game, sizeof t->game, "%s", game ? game : "pyramids");
     const maat_rules *r = maat_rules_find(t->game);
     if (!r) {

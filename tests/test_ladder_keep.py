@@ -93,6 +93,24 @@ def main():
               'records (%d of %d games kept)' % (len(kept), len(played)),
               '%r vs %r %s' % (sorted(kept), sorted(want), p.stderr))
 
+        # match ids are never cut (issue 14: a 38-character name gave 6
+        # games 2 ids); a name that cannot be an id is a config error
+        long = 'a-name-of-38-characters-for-the-ids-ok'
+        p = run(d, config(d, long, two, matches=3))
+        ids = {g['id'] for g in lines(os.path.join(d, long + '.jsonl'))}
+        check(p.returncode == 0 and len(ids) == 6,
+              'a 38-character tournament name: 6 games, 6 ids (%d)' % len(ids))
+        bad = config(d, 'bad', two)
+        with open(bad) as f:
+            c = json.load(f)
+        c['name'] = 'a name with spaces'
+        with open(bad, 'w') as f:
+            json.dump(c, f)
+        p = run(d, bad)
+        check(p.returncode == 2 and "field 'name'" in p.stderr,
+              'a tournament name with spaces is a config error naming the '
+              'field', p.stderr)
+
         cfg = config(d, 'secret', two)
         p = subprocess.run([LADDER, 'plan', cfg, '--shard-dir',
                             os.path.join(d, 'shards')], cwd=d,
