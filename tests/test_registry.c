@@ -10,7 +10,7 @@ int main(void)
 {
     int n;
     const maat_rules *const *all = maat_rules_all(&n);
-    CHECK(n == 3, "%d games registered, want 3", n);
+    CHECK(n >= 3, "%d games registered, want at least the 3 built in", n);
     for (int i = 0; i < n; i++) {
         maat_error err = {0, ""};
         CHECK(maat_rules_check(all[i], &err) == MAAT_OK, "%s: %s",

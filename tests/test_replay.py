@@ -22,7 +22,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from replaylib import GAMES, make_record, page_document, positions, run  # noqa: E402
-from test_pyramix_match import spy_messages  # stdlib msgpack reader  # noqa: E402
+from spyread import spy_messages  # stdlib msgpack reader  # noqa: E402
 
 REFEREE = os.environ["MAAT_REFEREE"]
 REPLAY = os.environ["MAAT_REPLAY"]

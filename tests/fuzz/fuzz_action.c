@@ -17,13 +17,15 @@
  * (abort() when broken, so libFuzzer keeps the input):
  *  - a refused message is refused with MAAT_EDECODE and a message;
  *  - decode_action gives the same answer with and without the state, and
- *    an accepted action has a decision kind of the game, every field in its
- *    documented range (pyramids.h, pyramix.h; unused args -1; other games:
- *    the kind only) and survives encode_action -> decode_action unchanged;
+ *    an accepted action has a decision kind of the game, every field in the
+ *    range its declaration gives (rules->wire_actions, sdk/src/games/
+ *    wire.h: maat_wire_fits; unused args -1), for every game, and survives
+ *    encode_action -> decode_action unchanged;
  *  - apply accepts exactly the actions legal_actions lists; a refusal is
  *    MAAT_EILLEGAL (MAAT_ESTATE once over) with a message, emits no event
- *    and leaves the state as it was: every seat's observation the same
- *    bytes (pyramids and pyramix: the state struct byte for byte);
+ *    and leaves the state as it was: every seat's observation and the
+ *    omniscient one the same bytes (pyramids and pyramix: the state struct
+ *    byte for byte too);
  *  - after every move: a game that is not over has a seat to move and a
  *    legal action, a finished one has neither; every event and every
  *    seat's observation encodes to msgpack that maat_msg_check accepts;
@@ -34,6 +36,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "games/wire.h"
 #include "maat/game.h"
 #include "maat/msg.h"
 #include "maat/pyramids.h"
@@ -58,54 +61,12 @@ static int is_pyramix(const maat_rules *r)
     return r == &maat_pyramix_rules;
 }
 
-static int in(int32_t v, int32_t lo, int32_t hi)
-{
-    return v >= lo && v <= hi;
-}
-
-static int card_or_none(int32_t v)
-{
-    return v == -1 || in(v, 0, MAAT_PYR_CARDS - 1);
-}
-
-/* The documented ranges of a decoded action (pyramids.h, pyramix.h). */
+/* A decoded action has a kind of the game and every field in the range its
+ * declaration gives (wire.h; unused args -1): for every game. */
 static void check_ranges(const maat_rules *r, const maat_action *a)
 {
-    int used = MAAT_ACTION_ARGS;
     CHECK(a->kind >= 0 && a->kind < r->n_decision_kinds);
-    if (is_pyramids(r)) {
-        switch (a->kind) {
-        case MAAT_PYR_GOD:
-            CHECK(in(a->arg[0], 1, 5));
-            used = 1;
-            break;
-        case MAAT_PYR_PAIR:
-            CHECK(in(a->arg[0], 0, MAAT_PYR_MAX_SEATS - 1));
-            used = 1;
-            break;
-        case MAAT_PYR_KEEP:
-            CHECK(in(a->arg[0], 0, MAAT_PYR_CARDS - 1));
-            used = 1;
-            break;
-        case MAAT_PYR_BUILD:
-            CHECK(in(a->arg[0], 0, MAAT_PYR_CARDS - 1));
-            CHECK(in(a->arg[1], 0, MAAT_PYR_STAGES - 1));
-            CHECK(in(a->arg[2], -MAAT_PYR_POS_OFFSET, MAAT_PYR_POS_OFFSET));
-            CHECK(card_or_none(a->arg[3]));
-            CHECK(card_or_none(a->arg[4]));
-            used = 5;
-            break;
-        default:
-            abort();
-        }
-    } else if (is_pyramix(r)) {
-        CHECK(a->kind == MAAT_PMX_REMOVE);
-        for (int i = 0; i < 3; i++)
-            CHECK(in(a->arg[i], 0, MAAT_PMX_LAYERS - 1));
-        used = 3;
-    }
-    for (int i = used; i < MAAT_ACTION_ARGS; i++)
-        CHECK(a->arg[i] == -1);
+    CHECK(maat_wire_fits(r->wire_actions, a->kind, a->arg));
 }
 
 /* Our own encoding must pass our own validator. */
@@ -159,7 +120,7 @@ static void take_snapshot(const maat_rules *r, const maat_game *g,
     msgpack_sbuffer_init(&s->obs);
     msgpack_packer pk;
     msgpack_packer_init(&pk, &s->obs, msgpack_sbuffer_write);
-    for (int seat = -1; seat < r->seats(g); seat++)
+    for (int seat = MAAT_OMNISCIENT; seat < r->seats(g); seat++)
         CHECK(r->encode_observation(g, seat, &pk) == MAAT_OK);
     maat_decision d = r->decision(g);
     msgpack_pack_int(&pk, d.seat);

@@ -24,8 +24,8 @@
  * Invariants (abort() when broken):
  *  - a refused setup/observation/action is refused with a code and a
  *    message; an accepted setup re-encodes and re-decodes to the same bytes;
- *    accepted legal actions have a decision kind of the game and (pyramids,
- *    pyramix) their fields in the documented ranges;
+ *    accepted legal actions have a decision kind of the game and their
+ *    fields in their declared ranges (maat_wire_fits, every game);
  *  - every game: the sample's observations encode to msgpack that
  *    maat_msg_check accepts;
  *  - pyramids and pyramix: a state from determinize shows its seat the
@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "games/wire.h"
 #include "maat/game.h"
 #include "maat/msg.h"
 #include "maat/pyramids.h"
@@ -77,54 +78,18 @@ static int is_pyramix(const maat_rules *r)
     return r == &maat_pyramix_rules;
 }
 
-static int in(int64_t v, int64_t lo, int64_t hi)
-{
-    return v >= lo && v <= hi;
-}
-
 static void pack_init(msgpack_sbuffer *sb, msgpack_packer *pk)
 {
     msgpack_sbuffer_init(sb);
     msgpack_packer_init(pk, sb, msgpack_sbuffer_write);
 }
 
-/* ---- legal actions: the documented ranges ---------------------------- */
+/* ---- legal actions: the declared ranges ------------------------------- */
 
 static void check_ranges(const maat_rules *r, const maat_action *a)
 {
-    int used = MAAT_ACTION_ARGS;
     CHECK(a->kind >= 0 && a->kind < r->n_decision_kinds);
-    if (is_pyramids(r)) {
-        used = 1;
-        switch (a->kind) {
-        case MAAT_PYR_GOD:
-            CHECK(in(a->arg[0], 1, 5));
-            break;
-        case MAAT_PYR_PAIR:
-            CHECK(in(a->arg[0], 0, MAAT_PYR_MAX_SEATS - 1));
-            break;
-        case MAAT_PYR_KEEP:
-            CHECK(in(a->arg[0], 0, MAAT_PYR_CARDS - 1));
-            break;
-        case MAAT_PYR_BUILD:
-            CHECK(in(a->arg[0], 0, MAAT_PYR_CARDS - 1));
-            CHECK(in(a->arg[1], 0, MAAT_PYR_STAGES - 1));
-            CHECK(in(a->arg[2], -MAAT_PYR_POS_OFFSET, MAAT_PYR_POS_OFFSET));
-            CHECK(in(a->arg[3], -1, MAAT_PYR_CARDS - 1));
-            CHECK(in(a->arg[4], -1, MAAT_PYR_CARDS - 1));
-            used = 5;
-            break;
-        default:
-            abort();
-        }
-    } else if (is_pyramix(r)) {
-        CHECK(a->kind == MAAT_PMX_REMOVE);
-        for (int i = 0; i < 3; i++)
-            CHECK(in(a->arg[i], 0, MAAT_PMX_LAYERS - 1));
-        used = 3;
-    }
-    for (int i = used; i < MAAT_ACTION_ARGS; i++)
-        CHECK(a->arg[i] == -1);
+    CHECK(maat_wire_fits(r->wire_actions, a->kind, a->arg));
 }
 
 static void decode_legal(const maat_rules *r, const msgpack_object *legal)

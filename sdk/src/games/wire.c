@@ -581,6 +581,52 @@ void maat_wire_emit_slow(maat_events *ev, const maat_wire *w, int kind,
     maat_events_push(ev, &e);
 }
 
+int maat_wire_fits(const maat_wire *w, int kind, const int32_t *arg)
+{
+    const maat_wire_kind *k = find(w, kind, arg);
+    if (!k)
+        return 0;
+    uint32_t used = k->variant ? 1u << k->when_arg : 0;
+    for (int i = 0; i < k->n_fields; i++) {
+        const maat_wire_field *f = &k->fields[i];
+        int32_t v = arg[f->arg];
+        int ok = 1;
+        switch (f->type) {
+        case MAAT_WT_SEAT:
+        case MAAT_WT_CONST:
+            continue; /* no arg */
+        case MAAT_WT_INT_OR_NIL:
+        case MAAT_WT_OPT:
+            ok = v == f->nil || (v >= f->lo && v <= f->hi);
+            break;
+        case MAAT_WT_NAME_OR_NIL:
+            ok = v == -1 || (v >= 0 && v <= f->hi);
+            break;
+        case MAAT_WT_NAME:
+            ok = v >= 0 && v <= f->hi;
+            break;
+        case MAAT_WT_PAIR:
+            used |= 1u << (f->arg + 1);
+            ok = v >= f->lo && v <= f->hi && arg[f->arg + 1] >= f->lo &&
+                 arg[f->arg + 1] <= f->hi;
+            break;
+        case MAAT_WT_INT_MAP:
+        case MAAT_WT_NAME_MAP:
+            break; /* encoded only: any arg */
+        default: /* INT, BOOL */
+            ok = v >= f->lo && v <= f->hi;
+            break;
+        }
+        if (!ok)
+            return 0;
+        used |= 1u << f->arg;
+    }
+    for (int i = 0; i < w->n_args; i++)
+        if (!(used >> i & 1) && arg[i] != -1)
+            return 0;
+    return 1;
+}
+
 /* ---- checking a declaration ---------------------------------------------- */
 
 int maat_wire_check(const maat_wire *w, const char *const *names,

@@ -174,6 +174,11 @@ const maat_wire_kind *maat_wire_find(const maat_wire *w, int kind,
 const maat_wire_kind *maat_wire_named(const maat_wire *w, const char *name,
                                       size_t len);
 
+/* 1 when (kind, arg) is a declared kind with every field in its declared
+ * range and every arg no field uses -1 (what a decoder may produce), else
+ * 0.  The fuzzers hold every decoded action to it. */
+int maat_wire_fits(const maat_wire *w, int kind, const int32_t *arg);
+
 /* The map for an action (seat unused) or an event; MAAT_EINVAL when the
  * kind is not declared. */
 int maat_wire_encode(const maat_wire *w, int kind, int seat,
