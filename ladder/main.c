@@ -18,7 +18,9 @@
 #include "cli.h"
 #include "compare.h"
 #include "faults.h"
+#include "league_cmd.h"
 #include "ladder_file.h"
+#include "opts.h"
 #include "record.h"
 #include "standings.h"
 #include "tally.h"
@@ -38,6 +40,8 @@ static void usage_main(FILE *f)
 "  merge OUT SHARD...  append the shards' games that OUT lacks\n"
 "  compare             CI verdict: is a candidate bot worse than a baseline?\n"
 "  demo                a short tournament of the sample bots\n"
+"  league ...          a league that never stops: entries come and go, a\n"
+"                      leaderboard page (maat-ladder league --help)\n"
 "\n"
 "  --help, --version\n"
 "\n"
@@ -188,134 +192,6 @@ static void usage_demo(FILE *f)
 "example: maat-ladder demo --jobs 2\n");
 }
 
-/* ---- options --------------------------------------------------------------- */
-
-enum { O_FLAG, O_STR, O_INT, O_REAL, O_U64, O_LIST };
-
-typedef struct opt {
-    const char *name;   /* "--jobs" */
-    int kind;
-    void *out;          /* int*, const char **, double*, uint64_t*, or the
-                           const char *[] of a list */
-    double lo, hi;      /* numbers: the allowed range; O_FLAG: lo is the
-                           value set; O_LIST: hi is the capacity */
-    const char *what;   /* for errors: what the option is */
-    int *count;         /* O_LIST: items so far */
-} opt;
-
-/* Parse argv against `opts`; words that are not options go to pos[] (at
- * most max_pos).  Returns 0, -1 after --help or --version (exit 0), or the
- * usage exit code after printing an error that names the option. */
-static int parse_opts(const char *cmd, const opt *opts, int argc, char **argv,
-                      const char **pos, int max_pos, int *n_pos,
-                      void (*help)(FILE *), int usage_rc)
-{
-    char prog[64];
-    snprintf(prog, sizeof prog, "maat-ladder %s", cmd);
-    *n_pos = 0;
-    for (int i = 0; i < argc; i++) {
-        char name[64];
-        const char *v;
-        int has_value = maat_cli_split(argv[i], name, sizeof name, &v);
-        if (!strcmp(name, "--help") || !strcmp(name, "-h")) {
-            help(stdout);
-            return -1;
-        }
-        if (!strcmp(name, "--version")) {
-            maat_cli_version(stdout, "maat-ladder");
-            return -1;
-        }
-        if (argv[i][0] != '-' || !argv[i][1]) {
-            if (*n_pos >= max_pos) {
-                fprintf(stderr, "%s: unexpected argument '%s' (try %s "
-                        "--help)\n", prog, argv[i], prog);
-                return usage_rc;
-            }
-            pos[(*n_pos)++] = argv[i];
-            continue;
-        }
-        const opt *o = opts;
-        while (o->name && strcmp(o->name, name))
-            o++;
-        if (!o->name) {
-            fprintf(stderr, "%s: unknown option '%s' (try %s --help)\n",
-                    prog, name, prog);
-            return usage_rc;
-        }
-        if (o->kind == O_FLAG) {
-            if (has_value) {
-                fprintf(stderr, "%s: %s takes no value, got '%s'\n", prog,
-                        name, argv[i]);
-                return usage_rc;
-            }
-            *(int *)o->out = (int)o->lo;
-            continue;
-        }
-        if (!has_value) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "%s: %s needs a value: %s\n", prog, name,
-                        o->what);
-                return usage_rc;
-            }
-            v = argv[++i];
-        }
-        long long n;
-        double x;
-        switch (o->kind) {
-        case O_STR:
-            if (!*v) {
-                fprintf(stderr, "%s: %s needs a value: %s\n", prog, name,
-                        o->what);
-                return usage_rc;
-            }
-            *(const char **)o->out = v;
-            break;
-        case O_INT:
-            if (maat_cli_int(prog, name, v, (long long)o->lo,
-                             (long long)o->hi, o->what, &n))
-                return usage_rc;
-            *(int *)o->out = (int)n;
-            break;
-        case O_U64:
-            if (maat_cli_int(prog, name, v, 0, LLONG_MAX, o->what, &n))
-                return usage_rc;
-            *(uint64_t *)o->out = (uint64_t)n;
-            break;
-        case O_REAL:
-            if (maat_cli_real(prog, name, v, o->lo, o->hi, o->what, &x))
-                return usage_rc;
-            *(double *)o->out = x;
-            break;
-        case O_LIST:
-            if (*o->count >= (int)o->hi) {
-                fprintf(stderr, "%s: at most %d %s\n", prog, (int)o->hi,
-                        name);
-                return usage_rc;
-            }
-            ((const char **)o->out)[(*o->count)++] = v;
-            break;
-        }
-    }
-    return 0;
-}
-
-/* A program built next to us: ../DIR/NAME in the build tree, else NAME in
- * our own directory (installed). */
-static char *sibling(const char *dir, const char *name)
-{
-    char self[PATH_MAX], path[PATH_MAX + 64];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n <= 0)
-        return strdup(name);
-    self[n] = 0;
-    char *d = dirname(self);
-    snprintf(path, sizeof path, "%s/../%s/%s", d, dir, name);
-    if (access(path, X_OK) == 0)
-        return realpath(path, NULL);
-    snprintf(path, sizeof path, "%s/%s", d, name);
-    return strdup(path);
-}
-
 #define JOBS_WHAT "referees running at once"
 
 /* ---- standings ------------------------------------------------------------- */
@@ -354,12 +230,12 @@ static int show_standings(const char **files, int n, const char *game,
 static int cmd_standings(int argc, char **argv)
 {
     const char *game = NULL, *format = "table", *files[256];
-    opt opts[] = {
+    maat_opt opts[] = {
         {"--game", O_STR, &game, 0, 0, "a game name", NULL},
         {"--format", O_STR, &format, 0, 0, "table, json or csv", NULL},
         {0}};
     int n;
-    int rc = parse_opts("standings", opts, argc, argv, files, 256, &n,
+    int rc = maat_opts_parse("standings", opts, argc, argv, files, 256, &n,
                         usage_standings, 2);
     if (rc)
         return rc < 0 ? 0 : rc;
@@ -396,7 +272,7 @@ static int cmd_run(int argc, char **argv, int plan)
     int jobs = 0, pin = -1; /* -1: as the config says */
     const char *keep = NULL;
     maat_run_options ro = {0, 0, MAAT_FAULT_SHARE};
-    opt run_opts[] = {
+    maat_opt run_opts[] = {
         {"--jobs", O_INT, &jobs, 1, 256, JOBS_WHAT, NULL},
         {"--pin", O_FLAG, &pin, 1, 0, NULL, NULL},
         {"--no-pin", O_FLAG, &pin, 0, 0, NULL, NULL},
@@ -407,13 +283,13 @@ static int cmd_run(int argc, char **argv, int plan)
         {"--fault-share", O_REAL, &ro.fault_share, 0, 1,
          "the share of a bot's games with faults that makes it broken", NULL},
         {0}};
-    opt plan_opts[] = {
+    maat_opt plan_opts[] = {
         {"--shard-dir", O_STR, &shard_dir, 0, 0, "the directory of the shard "
          "files", NULL},
         {0}};
     const char *pos[1];
     int n;
-    int rc = parse_opts(plan ? "plan" : "run", plan ? plan_opts : run_opts,
+    int rc = maat_opts_parse(plan ? "plan" : "run", plan ? plan_opts : run_opts,
                         argc, argv, pos, 1, &n, plan ? usage_plan : usage_run1,
                         2);
     if (rc)
@@ -446,7 +322,7 @@ static int cmd_run(int argc, char **argv, int plan)
         return 2;
     }
     if (!t.referee)
-        t.referee = sibling("referee", "maat-referee");
+        t.referee = maat_sibling("referee", "maat-referee");
     if (plan) {
         rc = finish_run(maat_tournament_plan(&t, shard_dir, stdout, &err),
                         &err);
@@ -466,17 +342,17 @@ static int cmd_demo(int argc, char **argv)
 {
     const char *ladder = "maat-demo-ladder.jsonl";
     int jobs = 2, pin = 0, n;
-    opt opts[] = {
+    maat_opt opts[] = {
         {"--ladder", O_STR, &ladder, 0, 0, "the ladder file", NULL},
         {"--jobs", O_INT, &jobs, 1, 256, JOBS_WHAT, NULL},
         {"--pin", O_FLAG, &pin, 1, 0, NULL, NULL},
         {0}};
-    int rc = parse_opts("demo", opts, argc, argv, NULL, 0, &n, usage_demo, 2);
+    int rc = maat_opts_parse("demo", opts, argc, argv, NULL, 0, &n, usage_demo, 2);
     if (rc)
         return rc < 0 ? 0 : rc;
-    char *random = sibling("sample-bots", "maat-random");
-    char *greedy = sibling("sample-bots", "maat-greedy");
-    char *mcts = sibling("sample-bots", "maat-mcts");
+    char *random = maat_sibling("sample-bots", "maat-random");
+    char *greedy = maat_sibling("sample-bots", "maat-greedy");
+    char *mcts = maat_sibling("sample-bots", "maat-mcts");
     char mcts_cmd[PATH_MAX + 32];
     snprintf(mcts_cmd, sizeof mcts_cmd, "%s --budget-ms 20", mcts);
     maat_tournament t;
@@ -494,7 +370,7 @@ static int cmd_demo(int argc, char **argv)
     if (asprintf(&t.key_file, "%s.demo.key", ladder) < 0)
         t.key_file = NULL;
     t.games_dir = maat_tournament_games_dir(ladder);
-    t.referee = sibling("referee", "maat-referee");
+    t.referee = maat_sibling("referee", "maat-referee");
     maat_tour_bot bots[4] = {{"random", random}, {"random2", random},
                              {"greedy", greedy}, {"mcts", mcts_cmd}};
     t.bots = bots;
@@ -531,9 +407,9 @@ static int cmd_demo(int argc, char **argv)
 static int cmd_merge(int argc, char **argv)
 {
     const char *files[4096];
-    opt opts[] = {{0}};
+    maat_opt opts[] = {{0}};
     int n;
-    int rc = parse_opts("merge", opts, argc, argv, files, 4096, &n,
+    int rc = maat_opts_parse("merge", opts, argc, argv, files, 4096, &n,
                         usage_merge, 2);
     if (rc)
         return rc < 0 ? 0 : rc;
@@ -641,7 +517,7 @@ static int cmd_compare(int argc, char **argv)
     maat_compare c;
     maat_compare_defaults(&c);
     const char *ladder = NULL, *log_dir = NULL, *field[16], *extra[64];
-    opt opts[] = {
+    maat_opt opts[] = {
         {"--candidate", O_STR, &c.candidate, 0, 0, "the command of the bot "
          "under test", NULL},
         {"--baseline", O_STR, &c.baseline, 0, 0, "the command of the bot to "
@@ -677,7 +553,7 @@ static int cmd_compare(int argc, char **argv)
         {"--quiet", O_FLAG, &c.quiet, 1, 0, NULL, NULL},
         {0}};
     int n;
-    int rc = parse_opts("compare", opts, argc, argv, NULL, 0, &n,
+    int rc = maat_opts_parse("compare", opts, argc, argv, NULL, 0, &n,
                         usage_compare, 3);
     if (rc)
         return rc < 0 ? 0 : rc;
@@ -728,7 +604,7 @@ static int cmd_compare(int argc, char **argv)
     }
     c.ladder = ladder;
     c.log_dir = log_dir;
-    c.referee = sibling("referee", "maat-referee");
+    c.referee = maat_sibling("referee", "maat-referee");
     maat_error err = {0};
     rc = maat_compare_run(&c, stdout, &err);
     if (rc > 2) {
@@ -773,7 +649,10 @@ int main(int argc, char **argv)
         return cmd_compare(argc - 2, argv + 2);
     if (!strcmp(cmd, "demo"))
         return cmd_demo(argc - 2, argv + 2);
+    if (!strcmp(cmd, "league"))
+        return maat_league_cmd(argc - 2, argv + 2);
     fprintf(stderr, "maat-ladder: unknown command '%s' (commands: standings, "
-            "run, plan, merge, compare, demo; try maat-ladder --help)\n", cmd);
+            "run, plan, merge, compare, demo, league; try maat-ladder "
+            "--help)\n", cmd);
     return 2;
 }

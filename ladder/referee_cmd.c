@@ -85,14 +85,15 @@ char **maat_referee_argv(const maat_referee_cmd *c)
         push(&b, "--fresh-bots");
     }
     for (int s = 0; s < c->seats; s++) {
-        size_t len = strlen(c->name[s]) + strlen(c->command[s]) + 2;
+        const char *what = c->token[s] ? c->token[s] : c->command[s];
+        size_t len = strlen(c->name[s]) + strlen(what) + 2;
         char *arg = malloc(len);
         if (!arg) {
             b.failed = 1;
             break;
         }
-        snprintf(arg, len, "%s=%s", c->name[s], c->command[s]);
-        push(&b, "--bot");
+        snprintf(arg, len, "%s=%s", c->name[s], what);
+        push(&b, c->token[s] ? "--remote" : "--bot");
         push(&b, arg);
         free(arg);
     }
@@ -116,8 +117,11 @@ pid_t maat_referee_start(char **argv, int cpu, const char *match)
 {
     pid_t pid = fork();
     if (pid == 0) {
+        sigset_t none;
+        sigemptyset(&none);
         signal(SIGINT, SIG_DFL);
         signal(SIGTERM, SIG_DFL);
+        sigprocmask(SIG_SETMASK, &none, NULL);
         if (cpu >= 0)
             maat_pin_child(cpu, match);
         execv(argv[0], argv);

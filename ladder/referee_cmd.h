@@ -30,6 +30,8 @@ typedef struct maat_referee_cmd {
                               (overrides log_dir); NULL: none */
     int seats;
     const char *name[MAAT_MAX_SEATS], *command[MAAT_MAX_SEATS]; /* by seat */
+    const char *token[MAAT_MAX_SEATS]; /* set for a remote seat (no command):
+                                          --remote NAME=TOKEN */
     char *const *extra;    /* more referee options, last (may override) */
     int n_extra;
 } maat_referee_cmd;
@@ -39,9 +41,10 @@ char **maat_referee_argv(const maat_referee_cmd *c);
 void maat_argv_free(char **argv);
 
 /* fork + exec argv in a child that restores SIGINT/SIGTERM to their
- * defaults and, when cpu >= 0, runs on that CPU alone with the bots it
- * starts (pin.h; `match` names the match in a pinning error).  Returns the
- * pid, or -1 if fork failed.  A failed exec exits the child with 127 after
+ * defaults, blocks no signal (a parent may block them for signalfd) and,
+ * when cpu >= 0, runs on that CPU alone with the bots it starts (pin.h;
+ * `match` names the match in a pinning error).  Returns the pid, or -1 if
+ * fork failed.  A failed exec exits the child with 127 after
  * "maat-ladder: cannot run PATH: why" on stderr. */
 pid_t maat_referee_start(char **argv, int cpu, const char *match);
 

@@ -104,7 +104,8 @@ static int grow(maat_tally *t, int rows)
         return -1;
     }
     for (int i = 0; i < t->cap; i++)
-        memcpy(&pair[(size_t)i * (size_t)cap], &t->pair[(size_t)i * (size_t)t->cap],
+        memcpy(&pair[(size_t)i * (size_t)cap],
+               &t->pair[(size_t)i * (size_t)t->cap],
                sizeof *pair * (size_t)t->cap);
     free(t->pair);
     t->pair = pair;
@@ -147,6 +148,8 @@ static int64_t line_time(const maat_ladder_game *g)
 static int add_point(maat_tally *t, int r, int64_t when)
 {
     maat_tally_history *h = &t->hist[r];
+    h->last_seq = t->games;
+    h->last_time = when;
     if (++h->since < h->stride)
         return 0;
     h->since = 0;

@@ -46,6 +46,8 @@ typedef struct maat_tally_history {
     int n;           /* points kept, at most the tally's history_points */
     int stride;      /* a point every `stride` games of the row */
     int since;       /* games since the last point */
+    uint64_t last_seq; /* the row's latest game (its rating is the row's) */
+    int64_t last_time;
 } maat_tally_history;
 
 typedef struct maat_tally {

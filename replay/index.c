@@ -9,28 +9,11 @@
 #include "ladder_file.h"
 #include "page.h"
 
-/* A name safe as a file name: [A-Za-z0-9._-], not starting with '.'. */
-static int safe_name(const char *s)
-{
-    if (!*s || *s == '.' || strlen(s) > 200)
-        return 0;
-    for (; *s; s++)
-        if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                     "0123456789._-", *s))
-            return 0;
-    return 1;
-}
-
-/* A path the ladder line names, inside the ladder's folder: relative and
- * without "..", so a line cannot make us read (and embed in a page) any
- * other file.  Into out; 0 when refused. */
+/* A path the ladder line names, inside the ladder's folder (html.h). */
 static int resolve(const char *dir, const char *rel, char *out, size_t len)
 {
-    if (!rel || !*rel || rel[0] == '/' || strlen(rel) > 1000)
+    if (!maat_html_inside(rel))
         return 0;
-    for (const char *p = rel; (p = strstr(p, "..")) != NULL; p += 2)
-        if ((p == rel || p[-1] == '/') && (p[2] == '/' || !p[2]))
-            return 0;
     snprintf(out, len, "%s/%s", dir, rel);
     return 1;
 }
@@ -43,12 +26,12 @@ static int find_record(const maat_ladder_game *g, const char *ladder_dir,
         return resolve(ladder_dir, named, out, len) && access(out, R_OK) == 0;
     const char *match = json_string_value(json_object_get(g->line, "match"));
     json_t *gi = json_object_get(g->line, "game_index");
-    if (!records || !safe_name(g->id))
+    if (!records || !maat_html_safe_name(g->id))
         return 0;
     snprintf(out, len, "%s/%s.json", records, g->id);
     if (access(out, R_OK) == 0)
         return 1;
-    if (!match || !safe_name(match))
+    if (!match || !maat_html_safe_name(match))
         return 0;
     snprintf(out, len, "%s/%s-%lld.json", records, match,
              (long long)json_integer_value(gi));
@@ -127,7 +110,7 @@ int maat_replay_index(const char *ladder, const char *records,
     const char *ladder_dir = dirname(ladder_copy);
     const char *out_dir = dirname(out_copy);
     char tmp[4200];
-    FILE *f = maat_replay_open_out(out, tmp, sizeof tmp, err);
+    FILE *f = maat_html_open_out(out, tmp, sizeof tmp, err);
     if (!f) {
         maat_ladder_free(&l);
         return err ? err->code : MAAT_EIO;
@@ -148,7 +131,7 @@ int maat_replay_index(const char *ladder, const char *records,
         const maat_ladder_game *g = &l.games[i];
         char record[4096], page[4400], href[300];
         const char *link = NULL;
-        if (safe_name(g->id) &&
+        if (maat_html_safe_name(g->id) &&
             find_record(g, ladder_dir, records, record, sizeof record)) {
             snprintf(href, sizeof href, "%s.html", g->id);
             snprintf(page, sizeof page, "%s/%s", out_dir, href);
@@ -165,5 +148,5 @@ int maat_replay_index(const char *ladder, const char *records,
     }
     fputs("</table>\n</body></html>\n", f);
     maat_ladder_free(&l);
-    return maat_replay_close_out(f, tmp, out, err);
+    return maat_html_close_out(f, tmp, out, err);
 }

@@ -1,115 +1,12 @@
-/* page.c -- the viewer page and HTML escaping (page.h). */
-#include <errno.h>
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
+/* page.c -- the viewer page (page.h). */
 #include "page.h"
 
 /* replay/viewer.{html,css,js}, built in by scripts/embed.py */
 extern const char maat_viewer_html[], maat_viewer_css[], maat_viewer_js[];
 
-char *maat_replay_json_for_script(const json_t *doc)
-{
-    char *j = json_dumps(doc, JSON_COMPACT | JSON_ENSURE_ASCII |
-                                  JSON_PRESERVE_ORDER);
-    if (!j)
-        return NULL;
-    size_t n = 0;
-    for (const char *p = j; *p; p++)
-        n += strchr("<>&", *p) ? 6 : 1;
-    char *out = malloc(n + 1), *o = out;
-    for (const char *p = j; out && *p; p++) {
-        if (strchr("<>&", *p))
-            o += sprintf(o, "\\u%04x", (unsigned char)*p);
-        else
-            *o++ = *p;
-    }
-    if (out)
-        *o = 0;
-    free(j);
-    return out;
-}
-
-void maat_html_text(FILE *f, const char *s)
-{
-    for (; *s; s++)
-        switch (*s) {
-        case '&': fputs("&amp;", f); break;
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
-        }
-}
-
-FILE *maat_replay_open_out(const char *path, char *tmp, size_t len,
-                           maat_error *err)
-{
-    snprintf(tmp, len, "%s.tmp.%d", path, (int)getpid());
-    FILE *f = fopen(tmp, "w");
-    if (!f)
-        maat_error_set(err, MAAT_EIO, "%s: cannot write: %s", path,
-                       strerror(errno));
-    return f;
-}
-
-int maat_replay_close_out(FILE *f, const char *tmp, const char *path,
-                          maat_error *err)
-{
-    int bad = ferror(f) != 0;
-    bad |= fclose(f) != 0;
-    if (bad || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return maat_error_set(err, MAAT_EIO, "%s: cannot write: %s", path,
-                              strerror(e));
-    }
-    return MAAT_OK;
-}
-
-/* The template with each marker replaced; markers are replaced in the
- * order they appear, each once. */
 int maat_replay_page_write(const char *path, const char *title,
                            const json_t *doc, maat_error *err)
 {
-    char *data = maat_replay_json_for_script(doc);
-    if (!data)
-        return maat_error_set(err, MAAT_ENOMEM, "out of memory");
-    char tmp[4200];
-    FILE *f = maat_replay_open_out(path, tmp, sizeof tmp, err);
-    if (!f) {
-        free(data);
-        return err ? err->code : MAAT_EIO;
-    }
-    const char *t = maat_viewer_html;
-    for (;;) {
-        const char *at = strchr(t, '@');
-        const char *m[] = {"@TITLE@", "@CSS@", "@JS@", "@DATA@"};
-        size_t k = 0;
-        while (at && k < 4 && strncmp(at, m[k], strlen(m[k])) != 0)
-            k++;
-        if (!at) {
-            fputs(t, f);
-            break;
-        }
-        fwrite(t, 1, (size_t)(at - t), f);
-        if (k == 4) { /* a lone '@' */
-            fputc('@', f);
-            t = at + 1;
-            continue;
-        }
-        if (k == 0)
-            maat_html_text(f, title);
-        else if (k == 1)
-            fputs(maat_viewer_css, f);
-        else if (k == 2)
-            fputs(maat_viewer_js, f);
-        else
-            fputs(data, f);
-        t = at + strlen(m[k]);
-    }
-    free(data);
-    return maat_replay_close_out(f, tmp, path, err);
+    return maat_html_page_write(path, maat_viewer_html, title,
+                                maat_viewer_css, maat_viewer_js, doc, err);
 }

@@ -105,7 +105,7 @@ int main(void)
     /* what goes into <script type="application/json"> */
     json_t *doc = json_pack("{s:s, s:[s]}", "bot", "</script><script>x()</script>",
                             "log", "<!-- & \xe2\x80\xa8 -->");
-    char *s = maat_replay_json_for_script(doc);
+    char *s = maat_html_json_for_script(doc);
     CHECK(s && !strchr(s, '<') && !strchr(s, '>') && !strchr(s, '&'),
           "unescaped markup: %s", s ? s : "(null)");
     json_error_t je;

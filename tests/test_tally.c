@@ -29,7 +29,8 @@ static int write_ladder(const char *path, int n, int bots, unsigned seed)
         int repeat = i % 10 == 9;
         distinct += !repeat;
         fprintf(f, "{\"v\":1,\"id\":\"g%d\",\"time\":\"2026-01-%02dT10:%02d:"
-                "00Z\",\"game\":\"%s\",\"seats\":%d,\"bots\":[", repeat ? i - 1 : i,
+                "00Z\",\"game\":\"%s\",\"seats\":%d,\"bots\":[",
+                repeat ? i - 1 : i,
                 1 + i % 28, i % 60, i % 7 ? "pyramids" : "pyramix", seats);
         for (int s = 0; s < seats; s++)
             fprintf(f, "%s\"bot%d\"", s ? "," : "", who[s]);

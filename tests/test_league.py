@@ -1,0 +1,389 @@
+#!/usr/bin/env python3
+"""maat-ladder league end to end (docs/LEAGUE.md), with the sample bots and
+the hostile test bot:
+
+- a running league takes entries by `league add` and by files dropped into
+  DIR/entries, a new version by a changed file, retirement by `league
+  retire`, with no restart: each version plays its validation games against
+  the reference bot first; a crashing version is reported as failed with its
+  fault, its game and its log (which exists); a newer version that passes
+  retires the older one; a retired entry starts no more matches;
+- SIGTERM stops it gracefully: no started match is lost (every match number
+  below the counter has all its games); a restart continues the numbering,
+  says nothing twice, and its page equals `maat-ladder standings`;
+- the page's data: entries with their states, replays that exist;
+- a second league process on the same directory is refused; a second
+  signal cuts running matches short (exit 4) and leaves no referee behind;
+- a remote entry (a CURVE key instead of a command) plays when its bot
+  connects, and when it stops connecting, its games count against it
+  (no_hello), it waits for the retry time, and the others keep playing;
+- "queue": the league writes one command per match to DIR/queue for GNU
+  parallel (two fake ssh hosts, each in its own directory) and merges the
+  shards that come back: it is the only writer of its ladders.
+Config and command-line errors name the file and field or the option.
+
+Waiting for the league (a separate process) is done by polling its files
+with a deadline, never by sleeping for a fixed time.  Exit 77 (skipped)
+only when GNU parallel is missing and everything else passed."""
+import json, os, shutil, signal, socket, subprocess, sys, tempfile, time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from maattest import BUILD, HOSTILE, RANDOM, REFEREE as REF, check, report  # noqa: E402
+
+LADDER = os.environ.get("MAAT_LADDER", os.path.join(BUILD, "ladder", "maat-ladder"))
+REPLAY = os.environ.get("MAAT_REPLAY", os.path.join(BUILD, "replay", "maat-replay"))
+GREEDY = os.environ.get("MAAT_GREEDY", os.path.join(BUILD, "sample-bots", "maat-greedy"))
+T0 = time.monotonic()
+with open(RANDOM, "rb") as _f:  # AddressSanitizer builds: no --limit-as
+    SAN = b"__asan_init" in _f.read()
+REF_ARGS = ["--limit-as", "0"] if SAN else []
+
+
+def ladder(*args, timeout=120):
+    p = subprocess.run([LADDER, *args], capture_output=True, text=True,
+                       timeout=timeout)
+    return p.returncode, p.stdout, p.stderr
+
+
+def new_league(d, **fields):
+    rc, out, err = ladder("league", "new", d, "--reference", RANDOM,
+                          "--jobs", "2", "--validation-matches", "1")
+    assert rc == 0, err
+    path = os.path.join(d, "league.json")
+    conf = json.load(open(path))
+    conf.update(referee=REF, replay=REPLAY, referee_args=REF_ARGS)
+    conf.update(fields)
+    json.dump(conf, open(path, "w"), indent=2)
+
+
+def start(d, *args):
+    log = open(os.path.join(d, "league.log"), "w+")
+    return subprocess.Popen([LADDER, "league", "run", d, *args], stdout=log,
+                            stderr=subprocess.STDOUT, text=True), log
+
+
+def lines(path):
+    try:
+        text = open(path).read()
+    except FileNotFoundError:
+        return []
+    return [json.loads(l) for l in text.split("\n")[:-1] if l.strip()]
+
+
+def events(d):
+    return lines(os.path.join(d, "events.jsonl"))
+
+
+def has_event(d, what, bot=None):
+    return [e for e in events(d) if e["event"] == what and
+            (bot is None or e.get("bot") == bot)]
+
+
+def wait_for(cond, what, timeout=120, proc=None):
+    """Poll `cond` until it holds (the league is another process)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if cond():
+            return True
+        if proc is not None and proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    return check(cond(), what + " (waited)")
+
+
+def ranked_games(d):
+    return lines(os.path.join(d, "ladder.jsonl"))
+
+
+def counter(d):
+    return int(open(os.path.join(d, "state", "next-match")).read())
+
+
+def drop(d, name, entry):
+    """A file dropped into DIR/entries by hand (written, then renamed)."""
+    tmp = os.path.join(d, "." + name + ".tmp")
+    json.dump(entry, open(tmp, "w"))
+    os.rename(tmp, os.path.join(d, "entries", name + ".json"))
+
+
+def stop(p, log, sig=signal.SIGTERM):
+    p.send_signal(sig)
+    rc = p.wait(timeout=120)
+    log.seek(0)
+    return rc, log.read()
+
+
+def no_lost_match(d):
+    """Every match number below the counter left all its games."""
+    per = {}
+    for f in ("ladder.jsonl", "validation.jsonl"):
+        for g in lines(os.path.join(d, f)):
+            per.setdefault(g["match"], set()).add(g["game_index"])
+    n = counter(d)
+    seats = json.load(open(os.path.join(d, "league.json")))["seats"]
+    missing = [k for k in range(n) if len(per.get("m%d" % k, per.get("v%d" % k, ()))) != seats]
+    return missing
+
+
+def referees_of(d):
+    out = []
+    for pid in os.listdir("/proc"):
+        try:
+            cmd = open("/proc/%s/cmdline" % pid, "rb").read().split(b"\0")
+        except OSError:
+            continue
+        if cmd and cmd[0].endswith(b"maat-referee") and any(d.encode() in a for a in cmd):
+            out.append(int(pid))
+    return out
+
+
+tmp = tempfile.mkdtemp(prefix="maat-test-league-")
+try:
+    # ---- errors -------------------------------------------------------------------
+    rc, out, err = ladder("league", "new", os.path.join(tmp, "x"))
+    check(rc == 2 and "--reference" in err, "league new without --reference: exit 2 naming it")
+    rc, out, err = ladder("league", "run", os.path.join(tmp, "nowhere"))
+    check(rc == 2 and "no such directory" in err, "league run of a missing directory: exit 2")
+    bad = os.path.join(tmp, "bad")
+    new_league(bad)
+    conf = json.load(open(os.path.join(bad, "league.json")))
+    for field, value, says in (("colour", 1, "unknown field 'colour'"),
+                               ("seats", 9, "field 'seats' must be a whole number from 2 to 5"),
+                               ("half_life", 0, "field 'half_life'"),
+                               ("remote", {"endpoint": "tcp://x:1", "port": 1},
+                                "remote: unknown field 'port'")):
+        c = dict(conf)
+        c[field] = value
+        json.dump(c, open(os.path.join(bad, "league.json"), "w"))
+        rc, out, err = ladder("league", "run", bad)
+        check(rc == 2 and "league.json" in err and says in err,
+              "config %s=%r: exit 2, names the file and the field: %s" % (field, value, err.strip()))
+    json.dump(conf, open(os.path.join(bad, "league.json"), "w"))
+    rc, out, err = ladder("league", "new", bad, "--reference", RANDOM)
+    check(rc == 2 and "exists already" in err, "league new over an existing league: exit 2")
+    rc, out, err = ladder("league", "add", bad, "no spaces", RANDOM)
+    check(rc == 2 and "NAME" in err, "league add with a bad name: exit 2")
+    rc, out, err = ladder("league", "add", bad, "k", "--key", "short")
+    check(rc == 2 and "40 characters" in err, "league add with a bad key: exit 2")
+    rc, out, err = ladder("league", "retire", bad, "nobody")
+    check(rc == 2 and "nobody.json" in err, "league retire of an unknown entry: exit 2")
+
+    # ---- a league that runs: entries come and go ------------------------------------------
+    d = os.path.join(tmp, "main")
+    new_league(d)
+    for name, cmd in (("greedy", GREEDY), ("random", RANDOM)):
+        rc, out, err = ladder("league", "add", d, name, cmd)
+        check(rc == 0 and "added" in out, "league add %s before the start" % name)
+    p, log = start(d)
+    wait_for(lambda: has_event(d, "ranked", "greedy.1") and has_event(d, "ranked", "random.1"),
+             "both entries pass their validation games", proc=p)
+    wait_for(lambda: len(ranked_games(d)) >= 4, "ranked games are played", proc=p)
+    rc2, out2, err2 = ladder("league", "run", d)
+    check(rc2 == 2 and "another league runs in" in err2,
+          "a second league process on the same directory is refused")
+
+    # a version that crashes: failed, with its fault, game and log
+    ladder("league", "add", d, "crashy", HOSTILE + " --mode crash --after 3")
+    wait_for(lambda: has_event(d, "failed", "crashy.1"), "a crashing entry fails validation",
+             proc=p)
+    f = (has_event(d, "failed", "crashy.1") or [{}])[0]
+    check("crash" in f.get("detail", "") and f.get("game", "").startswith("v"),
+          "the failure names the fault and the game: %s" % f)
+    check(f.get("log") and os.path.exists(os.path.join(d, f["log"])),
+          "... and a log that exists: %s" % f.get("log"))
+    # a file dropped into the directory
+    drop(d, "mcts", {"command": os.path.join(os.path.dirname(RANDOM), "maat-mcts") +
+                     " --iterations 30"})
+    wait_for(lambda: has_event(d, "ranked", "mcts.1"), "a dropped file becomes a ranked entry",
+             proc=p)
+    # a new version of greedy (a changed file) and of crashy
+    drop(d, "greedy", {"command": "env LEAGUE_TEST=2 " + GREEDY})
+    drop(d, "crashy", {"command": RANDOM})
+    wait_for(lambda: has_event(d, "ranked", "greedy.2") and has_event(d, "ranked", "crashy.2"),
+             "new versions are validated and ranked", proc=p)
+    wait_for(lambda: has_event(d, "retired", "greedy.1"), "the older version of greedy retires",
+             proc=p)
+    check(not has_event(d, "retired", "crashy.1"), "a failed version is not 'retired' again")
+    # retire an entry by command
+    rc, out, err = ladder("league", "retire", d, "random")
+    check(rc == 0, "league retire random")
+    wait_for(lambda: has_event(d, "retired", "random.1"), "random.1 is retired", proc=p)
+    after = counter(d)
+    wait_for(lambda: len([g for g in ranked_games(d) if int(g["match"][1:]) >= after]) >= 6,
+             "matches go on after the retirement", proc=p)
+    late = [g["id"] for g in ranked_games(d)
+            if int(g["match"][1:]) >= after and "random.1" in g["bots"]]
+    check(not late, "no match started after the retirement has random.1: %s" % late[:3])
+    check(not [g for g in ranked_games(d) if "crashy.1" in g["bots"]],
+          "the failed version never played a ranked game")
+    rc, text = stop(p, log)
+    check(rc == 0, "SIGTERM: a graceful stop, exit 0 (%d)" % rc)
+    check(no_lost_match(d) == [], "no match lost: every match number has all its games (%s)"
+          % no_lost_match(d)[:5])
+    check(not referees_of(d), "no referee left running")
+
+    # the page's data, and the standings of the ladder file
+    doc = json.load(open(os.path.join(d, "site", "leaderboard.json")))
+    st = json.loads(ladder("standings", os.path.join(d, "ladder.jsonl"), "--format", "json")[1])
+    want = {r["bot"]: (round(r["rating"], 3), r["games"]) for r in st}
+    got = {r["bot"]: (r["rating"], r["games"]) for r in doc["standings"]}
+    check(got == want, "the page's standings are the ladder file's: %s / %s" % (got, want))
+    states = {e["bot"]: e["state"] for e in doc["entries"]}
+    check(states.get("crashy.1") == "failed" and states.get("crashy.2") == "ranked" and
+          states.get("greedy.1") == "retired" and states.get("random.1") == "retired" and
+          states.get("mcts.1") == "ranked",
+          "the page's entries have their states: %s" % states)
+    fe = [e for e in doc["entries"] if e["bot"] == "crashy.1"][0]
+    check(fe.get("replay") and os.path.exists(os.path.join(d, "site", fe["replay"])) and
+          fe.get("log"), "the failed entry links its game's replay and its log")
+    reps = [g["replay"] for g in doc["recent"]]
+    check(reps and all(r and os.path.exists(os.path.join(d, "site", r)) for r in reps),
+          "every recent game links a replay that exists (%d)" % len(reps))
+
+    # a restart continues, says nothing twice
+    before_events = len(events(d))
+    n0 = counter(d)
+    p, log = start(d, "--max-matches", "2")
+    rc = p.wait(timeout=300)
+    check(rc == 0, "a restart with --max-matches 2 stops by itself (exit %d)" % rc)
+    new = [g for g in ranked_games(d) if int(g["match"][1:]) >= n0]
+    check(len(new) == 4 and len({g["match"] for g in new}) == 2,
+          "it played 2 new matches numbered from the counter (%d games)" % len(new))
+    again = [e for e in events(d)[before_events:] if e["event"] in ("ranked", "failed", "retired")]
+    check(not again, "nothing is announced twice after a restart: %s" % again)
+
+    # a second signal cuts the running matches short: a bot that never says
+    # hello holds its validation match for the referee's --hello-time (10 s)
+    h = os.path.join(tmp, "hard")
+    new_league(h)
+    drop(h, "sleepy", {"command": HOSTILE + " --mode sleepy-hello"})
+    p, log = start(h)
+    wait_for(lambda: referees_of(h), "a match is running", proc=p)
+    p.send_signal(signal.SIGTERM)
+    wait_for(lambda: "stopping" in open(os.path.join(h, "league.log")).read(),
+             "the first signal is taken", proc=p)  # (two at once are one)
+    rc, text = stop(p, log)
+    check(rc == 4 and "cut short" in text, "two signals: the running matches are stopped, "
+          "exit 4 (%d)" % rc)
+    check(not referees_of(h), "... and no referee is left")
+
+    # ---- a remote entry -------------------------------------------------------------------------
+    def keygen():
+        out = subprocess.run([REF, "--keygen"], capture_output=True, text=True,
+                             check=True).stdout
+        return dict(l.split() for l in out.splitlines() if l and l[0] != "#")
+
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    r = os.path.join(tmp, "remote")
+    new_league(r, remote={"endpoint": "tcp://127.0.0.1:%d" % port, "hello_time": 4000,
+                          "retry": 3}, jobs=2)
+    for name, cmd in (("greedy", GREEDY), ("random", RANDOM)):
+        ladder("league", "add", r, name, cmd)
+    alice = keygen()
+    rc, out, err = ladder("league", "add", r, "alice", "--key", alice["public"], "--token",
+                          "alice-token")
+    check(rc == 0 and "MAAT_ENDPOINT" in out, "league add --key says what the entrant needs")
+    p, log = start(r)
+    keyfile = os.path.join(r, "state", "referee.key")
+    wait_for(lambda: os.path.exists(keyfile), "the league made its CURVE key pair", proc=p)
+    server = [l.split()[1] for l in open(keyfile) if l.startswith("public")][0]
+    env = dict(os.environ, MAAT_ENDPOINT="tcp://127.0.0.1:%d" % port, MAAT_TOKEN="alice-token",
+               MAAT_CURVE_SERVERKEY=server, MAAT_CURVE_PUBLICKEY=alice["public"],
+               MAAT_CURVE_SECRETKEY=alice["secret"])
+    # the entrant's side: a bot started again after each match, until told
+    entrant = subprocess.Popen(["bash", "-c", 'while [ ! -e "$STOP" ]; do "$BOT"; done'],
+                               env=dict(env, BOT=RANDOM, STOP=os.path.join(tmp, "alice.stop")),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        wait_for(lambda: has_event(r, "ranked", "alice.1"), "the remote entry passes validation",
+                 proc=p)
+        wait_for(lambda: sum("alice.1" in g["bots"] for g in ranked_games(r)) >= 4,
+                 "the remote entry plays ranked games", proc=p)
+        played = [g for g in ranked_games(r) if "alice.1" in g["bots"]]
+        check(all(not g["faults"] for g in played), "... without a fault: %s"
+              % [g["faults"] for g in played if g["faults"]][:2])
+        check(all(g["logs"][g["bots"].index("alice.1")] is None for g in played),
+              "... and no log of its own on the league's side (it runs elsewhere)")
+        open(os.path.join(tmp, "alice.stop"), "w").close()
+        os.killpg(entrant.pid, signal.SIGTERM)
+        entrant.wait(timeout=30)
+        wait_for(lambda: has_event(r, "absent", "alice.1"),
+                 "a remote entry that does not connect is reported absent", proc=p)
+        gone = [g for g in ranked_games(r) if "alice.1" in g["bots"] and
+                any(f["kind"] == "no_hello" for f in g["faults"])]
+        check(gone and all(g["ranks"][g["bots"].index("alice.1")] == 2 for g in gone),
+              "its no-show counts against it (no_hello, last place)")
+        n_at = len(ranked_games(r))
+        wait_for(lambda: len([g for g in ranked_games(r)[n_at:] if "alice.1" not in g["bots"]]) >= 4,
+                 "the league is not stalled: the others keep playing", proc=p)
+    finally:
+        if entrant.poll() is None:
+            os.killpg(entrant.pid, signal.SIGKILL)
+    rc, text = stop(p, log)
+    check(rc == 0, "the remote league stops gracefully (exit %d)" % rc)
+
+    # ---- many machines: the queue, GNU parallel over two fake ssh hosts ----------------------------
+    have_parallel = shutil.which("parallel") is not None
+    if not have_parallel:
+        print("SKIP queue + GNU parallel: `parallel` is not installed (scripts/install-deps.sh)")
+    else:
+        q = os.path.join(tmp, "queue")
+        new_league(q, queue=True, jobs=3)
+        for name, cmd in (("greedy", GREEDY), ("random", RANDOM), ("random2", RANDOM)):
+            ladder("league", "add", q, name, cmd)
+        fake = os.path.join(tmp, "fakessh")
+        hostlog = os.path.join(tmp, "hosts.log")
+        with open(fake, "w") as f:
+            f.write("#!/usr/bin/env python3\n"
+                    "# ssh HOST COMMAND, run here in the directory of HOST\n"
+                    "import os, subprocess, sys\n"
+                    "args = sys.argv[1:]\n"
+                    "while args[0].startswith('-') and args[0] != '--':\n"
+                    "    args.pop(0)\n"
+                    "host = args.pop(0)\n"
+                    "if args and args[0] == '--':\n"
+                    "    args.pop(0)\n"
+                    "os.makedirs(os.path.join(%r, host), exist_ok=True)\n"
+                    "os.chdir(os.path.join(%r, host))\n"
+                    "open(%r, 'a').write(host + '\\n')\n"
+                    "sys.exit(subprocess.call(['bash', '-c', ' '.join(args)]))\n"
+                    % (tmp, tmp, hostlog))
+        os.chmod(fake, 0o755)
+        open(os.path.join(q, "queue"), "a").close()
+        workers = subprocess.Popen(
+            "tail -n+0 -f queue | parallel --ssh %s -S 2/hostA,2/hostB" % fake,
+            shell=True, cwd=q, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            start_new_session=True)
+        try:
+            p, log = start(q, "--max-matches", "6")
+            rc = p.wait(timeout=300)
+            log.seek(0)
+            text = log.read()
+            check(rc == 0, "a queued league of 6 ranked matches finishes (exit %d) %s"
+                  % (rc, text[-300:]))
+        finally:
+            os.killpg(workers.pid, signal.SIGTERM)
+            workers.wait(timeout=30)
+        games = ranked_games(q)
+        check(len(games) == 12 and len({g["match"] for g in games}) == 6,
+              "12 ranked games of 6 matches came back and were merged (%d)" % len(games))
+        check(all(g["record"].startswith("records/") and
+                  os.path.exists(os.path.join(q, g["record"])) for g in games),
+              "their records are named relative to the league directory, and exist")
+        hosts = open(hostlog).read().split()
+        check({"hostA", "hostB"} <= set(hosts), "both hosts ran matches: %s" % sorted(set(hosts)))
+        cmds = open(os.path.join(q, "queue")).read().splitlines()
+        check(cmds and all("/shards/" in c and "ladder.jsonl'" not in c for c in cmds),
+              "no queued command writes the ladder: only the league does (%d commands)" % len(cmds))
+        check(not [f for f in os.listdir(os.path.join(q, "shards"))],
+              "every shard was merged and removed")
+        check(no_lost_match(q) == [], "no queued match lost")
+finally:
+    shutil.rmtree(tmp, ignore_errors=True)
+
+rc = report(T0)
+sys.exit(rc or (0 if have_parallel else 77))
