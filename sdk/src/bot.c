@@ -21,6 +21,7 @@ typedef struct bot {
     maat_rng rng;
     maat_action *legal;
     int legal_cap;
+    int welcomed;
     /* Holds the decoded message being handled, cleared for the next one:
      * reusing it saves a zone allocation and free per message.  Nothing
      * decoded may be kept past on_message. */
@@ -78,6 +79,7 @@ static int on_welcome(bot *b, const msgpack_object *m)
                 b->opt->name, name);
         return -1;
     }
+    b->welcomed = 1;
     if (b->setup) { /* a second welcome replaces the first */
         b->rules->view_destroy(&b->view);
         b->rules->setup_destroy(&b->setup);
@@ -298,11 +300,24 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
                 zmq_strerror(zmq_errno()));
         goto out;
     }
+    /* Until welcomed, hello again every second: a remote bot that started
+     * waiting while a previous referee on its endpoint was closing may have
+     * said hello to that one; its DEALER reconnects to the next referee on
+     * its own, but as a new peer that has said nothing (a repeated hello on
+     * a seated connection is ignored before the game, docs/PROTOCOL.md). */
+    int waited = 0;
     for (;;) {
         zmq_pollitem_t item = {b.sock, 0, ZMQ_POLLIN, 0};
-        int n = zmq_poll(&item, 1, o.idle_timeout_ms);
+        int wait = b.welcomed || o.idle_timeout_ms - waited < 1000
+                       ? o.idle_timeout_ms - waited : 1000;
+        int n = zmq_poll(&item, 1, wait);
         if (n < 0 && zmq_errno() == EINTR)
             continue;
+        if (n == 0 && !b.welcomed && (waited += wait) < o.idle_timeout_ms) {
+            send_hello(&b);
+            continue;
+        }
+        waited = 0;
         if (n <= 0) {
             fprintf(stderr, "%s: no word from the referee at %s for %d ms; "
                             "giving up\n", o.name, o.endpoint,
