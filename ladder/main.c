@@ -573,6 +573,8 @@ static int cmd_compare(int argc, char **argv)
      * does the secret key when there is no --seed */
     char tmp[] = "/tmp/maat-compare-XXXXXX", path[64], logs[64], keyf[64];
     int made_tmp = !ladder || !log_dir || !c.seed;
+    int ladder_given = ladder != NULL;
+    int worth_keeping = !ladder || !log_dir; /* games or logs in it */
     if (made_tmp && !mkdtemp(tmp)) {
         fprintf(stderr, "maat-ladder compare: cannot make a temporary "
                 "directory under /tmp: %s\n", strerror(errno));
@@ -611,9 +613,10 @@ static int cmd_compare(int argc, char **argv)
         fprintf(stderr, "maat-ladder compare: %s\n", err.msg);
         rc = 3;
     }
-    if (made_tmp && rc == 3)
+    if (made_tmp && rc == 3 && worth_keeping)
         fprintf(stderr, "maat-ladder compare: kept %s for you to look at "
-                "(the ladder lines and every bot's output)\n", tmp);
+                "(%s)\n", tmp, !ladder_given ? "the ladder lines and every "
+                "bot's output" : "every bot's output");
     else if (made_tmp)
         remove_tree(tmp);
     free((char *)c.referee);

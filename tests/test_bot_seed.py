@@ -8,7 +8,7 @@ tokens must replay the same game; a token that differs only in its last
 character must give a different game.  Before the fix every token starting
 with the same character gave the same seed (16 seeds for the referee's hex
 tokens), and the second case played the very same moves."""
-import json, os, subprocess, sys, tempfile
+import json, os, shutil, subprocess, sys, tempfile
 
 REF = os.environ["MAAT_REFEREE"]
 RANDOM = os.environ["MAAT_RANDOM"]
@@ -62,4 +62,8 @@ check(base is not None and other is not None and base != other,
       "a token differing only in its last character plays differently")
 
 print(f"bot_seed: {failures} failed")
-sys.exit(1 if failures else 0)
+if failures:
+    print(f"(files kept in {work})")
+    sys.exit(1)
+shutil.rmtree(work, ignore_errors=True)
+sys.exit(0)
