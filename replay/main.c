@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "document.h"
 #include "index.h"
 #include "page.h"
@@ -69,6 +70,9 @@ int main(int argc, char **argv)
             return bad("option needs a value:", a);
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             usage(stdout);
+            return 0;
+        } else if (!strcmp(a, "--version")) {
+            maat_cli_version(stdout, "maat-replay");
             return 0;
         } else if (!strcmp(a, "--json")) {
             json = 1;

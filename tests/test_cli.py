@@ -12,6 +12,7 @@ import json, os, subprocess, sys, tempfile
 REF = os.environ["MAAT_REFEREE"]
 LADDER = os.environ["MAAT_LADDER"]
 PLAY = os.environ["MAAT_PLAY"]
+REPLAY = os.environ.get("MAAT_REPLAY")
 RANDOM = os.environ["MAAT_RANDOM"]
 failures = 0
 work = tempfile.mkdtemp(prefix="maat-cli-")
@@ -47,6 +48,10 @@ for prog, args, name in ((REF, [], "maat-referee"), (PLAY, [], "maat-play"),
     rc, out, err = run(prog, "--help")
     check(rc == 0 and "usage" in out and all(g in out for g in GAMES),
           f"{name} --help lists the games")
+if REPLAY:
+    rc, out, err = run(REPLAY, "--version")
+    check(rc == 0 and out.startswith("maat-replay ") and "pyramids" in out,
+          f"maat-replay --version: {out.strip()!r}")
 
 subs = ("standings", "run", "plan", "merge", "compare", "demo")
 for sub in subs:
