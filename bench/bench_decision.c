@@ -27,8 +27,11 @@
  *   bench-decision [--rounds R] [--games G] [--seats N] [--raw-count K]
  *                  [--transport ipc|tcp] [--raw-wait recv|poll] [--seed S]
  *                  [--bot CMD] [--pingpong PATH] [--spy PATH]
- *                  [--cpu N] [--seconds S]
+ *                  [--cpu N] [--sandbox on|off] [--seconds S]
  *
+ * Bots run as maat-referee runs them by default: under bubblewrap when it
+ * works here (--sandbox off: without), idle seats at nice 19 while another
+ * decides (the referee's default; --ponder is not offered).
  * --cpu N pins this process, and so every process it starts, to CPU N:
  * the ping-pong and the match are one chain of work, and on one core they
  * run without cross-core wake-ups (which on this VM cost more than the
@@ -167,6 +170,7 @@ typedef struct series {
     uint64_t seed;
     const char *endpoint;
     const char *record_base; /* NULL: no records */
+    int sandbox; /* bots under bubblewrap, as maat-referee runs them */
 } series;
 
 typedef struct block {
@@ -185,6 +189,7 @@ static int run_series(const series *s, block *b, vec *wall_us, vec *cpu_us)
     c.endpoint = s->endpoint;
     c.record_path = s->record_base;
     c.record_timing = s->record_base != NULL;
+    c.sandbox = s->sandbox; /* idle bots at nice 19: c.ponder stays 0 */
     /* generous clocks: on a loaded machine a timeout would put a default
      * action into the numbers (run_series refuses those) */
     c.clock.decision_ms = c.clock.first_ms = 10000;
@@ -397,12 +402,14 @@ static void usage(FILE *f)
 "usage: bench-decision [--rounds R] [--games G] [--seats N] [--raw-count K]\n"
 "                      [--transport ipc|tcp] [--raw-wait recv|poll]\n"
 "                      [--seed S] [--bot CMD] [--pingpong PATH] [--spy PATH]\n"
-"                      [--cpu N]\n"
+"                      [--cpu N] [--sandbox on|off]\n"
 "The referee's cost per decision in a real Pyramids match between bots that\n"
 "answer at once, against raw ZeroMQ round trips of the same sizes, the two\n"
 "interleaved in rounds in one run.  Defaults: 10 rounds of (2000 raw round\n"
 "trips, a 30-game series, a 1-game series), 2 seats, ipc, raw wait recv,\n"
-"seed 1, the random sample bot; programs from this build directory.\n"
+"seed 1, the random sample bot; programs from this build directory;\n"
+"bots sandboxed as maat-referee does when bubblewrap works (--sandbox off:\n"
+"not), idle seats at nice 19 while another decides.\n"
 "--cpu N runs everything (this process, the bots, the raw ping-pong) on CPU\n"
 "N only: one chain of work on one core, without cross-core wake-ups.\n");
 }
@@ -427,7 +434,7 @@ int main(int argc, char **argv)
     uint64_t seed = 1;
     const char *transport = "ipc", *raw_wait = "recv";
     const char *bot = NULL, *pingpong = NULL, *spy = NULL;
-    int cpu = -1;
+    int cpu = -1, sandbox = -1; /* -1: when bubblewrap works */
     for (int i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -457,6 +464,9 @@ int main(int argc, char **argv)
             spy = v;
         } else if (!strcmp(a, "--cpu")) {
             cpu = (int)arg_long(a, v, 0, CPU_SETSIZE - 1);
+        } else if (!strcmp(a, "--sandbox") && v &&
+                   (!strcmp(v, "on") || !strcmp(v, "off"))) {
+            sandbox = !strcmp(v, "on");
         } else if (!strcmp(a, "--seconds") && v) {
             /* accepted for run-all.sh; the work is fixed by --rounds */
         } else {
@@ -503,13 +513,24 @@ int main(int argc, char **argv)
                 pingpong, spy, bot);
         return 1;
     }
+    /* the referee's own test (referee/main.c, choose_sandbox) */
+    int bwrap = system("bwrap --ro-bind / / --unshare-pid --unshare-net "
+                       "true >/dev/null 2>&1") == 0;
+    if (sandbox == 1 && !bwrap) {
+        fprintf(stderr, "bench-decision: --sandbox on: bubblewrap does not "
+                        "work here\n");
+        return 1;
+    }
+    sandbox = sandbox < 0 ? bwrap : sandbox;
     const char *endpoint = strcmp(transport, "tcp") ? NULL
                                                     : "tcp://127.0.0.1:*";
     char la[64];
     loadavg(la, sizeof la);
     printf("# bench-decision: %d-seat Pyramids, %s, referee match loop vs "
-           "raw ZeroMQ, %d interleaved rounds\n# load average at start: %s "
-           "(%ld cores)%s\n", seats, transport, rounds, la,
+           "raw ZeroMQ, %d interleaved rounds\n# bots %s, idle seats at nice "
+           "19\n# load average at start: %s (%ld cores)%s\n", seats,
+           transport, rounds, sandbox ? "sandboxed (bubblewrap)" :
+           "NOT sandboxed", la,
            sysconf(_SC_NPROCESSORS_ONLN), cpu >= 0 ? "; all on one CPU (--cpu)"
                                                    : "");
 
@@ -557,7 +578,7 @@ int main(int argc, char **argv)
 
         series big = {.bot_cmd = bot, .seats = seats, .games = games,
                       .seed = seed, .endpoint = endpoint,
-                      .record_base = base};
+                      .record_base = base, .sandbox = sandbox};
         series one = big;
         one.games = 1;
         block bb, b1;
@@ -619,10 +640,16 @@ int main(int argc, char **argv)
            median_d(fixed, rounds));
     double m_ref = median_d(ref_cpu, rounds), m_rcr = median_d(raw_cr, rounds);
     double m_bot = median_d(bot_cpu, rounds), m_rcd = median_d(raw_cd, rounds);
+    /* a sandboxed bot is reaped inside its PID namespace, so its CPU never
+     * reaches our RUSAGE_CHILDREN: take the deciding bot's CPU clock as the
+     * referee records it (cpu_us, mean) instead */
+    if (sandbox)
+        m_bot = mean(&cpu_all);
     printf("CPU per decision, medians over rounds: referee process %.2f us vs "
-           "raw ROUTER %.2f us (%.2fx); bots %.2f us vs raw DEALER %.2f us "
+           "raw ROUTER %.2f us (%.2fx); bots %.2f us%s vs raw DEALER %.2f us "
            "(%.2fx); both sides %.2fx\n", m_ref, m_rcr, m_ref / m_rcr, m_bot,
-           m_rcd, m_bot / m_rcd, (m_ref + m_bot) / (m_rcr + m_rcd));
+           sandbox ? " (mean cpu_us)" : "", m_rcd, m_bot / m_rcd,
+           (m_ref + m_bot) / (m_rcr + m_rcd));
     loadavg(la, sizeof la);
     printf("# %ld referee decisions measured; load average at the end: %s\n",
            total_dec, la);
