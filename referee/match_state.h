@@ -87,7 +87,12 @@ typedef struct decision_rec {
     maat_action action;
     int64_t wall_ns;
     uint64_t cpu_ns;
+    int64_t think_us; /* the bot's own report (think_us), -1: none */
 } decision_rec;
+
+/* The largest think_us a bot may report (about 12 days): only recorded,
+ * never used for the clock. */
+#define MATCH_MAX_THINK_US ((int64_t)1 << 40)
 
 typedef struct match {
     const maat_match_config *c;
@@ -114,6 +119,7 @@ typedef struct match {
     json_t *decisions, *faults;
     int pending_action_ok;  /* set by the message handler */
     maat_action pending_action;
+    int64_t pending_think_us; /* its think_us, -1: not sent */
     char match_id[MAAT_MAX_MATCH_ID + 1];
     match_bot *turn;    /* whose processes run at normal priority */
     /* sandboxes: what the referee writes, hidden from the bots */
@@ -179,6 +185,9 @@ void match_give_turn(match *m, match_bot *b);
 /* results.c */
 void match_fault(match *m, match_bot *b, int kind, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* A late reply's think_us, added to the seat's last timeout fault in the
+ * record (with --record-timing): was the bot late by its own clock? */
+void match_note_late_think(match *m, match_bot *b, int64_t think_us);
 int match_record_decision(match *m, int seat, const maat_action *a,
                           int by_bot, int64_t wall_ns, uint64_t cpu_ns);
 int match_finish_game(match *m, int64_t started_ns, maat_error *err);

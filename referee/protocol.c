@@ -159,7 +159,7 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
     maat_error err = {0};
     const void *data = zmq_msg_data((zmq_msg_t *)&in->payload);
     size_t len = zmq_msg_size((zmq_msg_t *)&in->payload);
-    char detail[300];
+    char detail[320];
     if (b->out || b->dead)
         return; /* a seat that is out is no longer listened to */
     if (!m->g) {
@@ -180,18 +180,22 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
         return;
     }
     const msgpack_object *o = &u.data;
-    int64_t seq = -1;
+    int64_t seq = -1, think_us = -1;
     if (!maat_msg_str_eq(maat_msg_get(o, "type"), "action") ||
-        maat_msg_get_int(o, "seq", 0, INT64_MAX, &seq, &err)) {
+        maat_msg_get_int(o, "seq", 0, INT64_MAX, &seq, &err) ||
+        maat_msg_get_int_or(o, "think_us", 0, MATCH_MAX_THINK_US, -1,
+                            &think_us, &err)) {
         snprintf(detail, sizeof detail,
-                 "expected {type: action, seq, action}: %s",
+                 "expected {type: action, seq, action[, think_us]}: %s",
                  err.msg[0] ? err.msg : "wrong type");
         malformed(m, b, detail);
     } else if (seq != b->outstanding) {
-        if (seq <= b->last_timed_out && seq > b->last_answered)
+        if (seq <= b->last_timed_out && seq > b->last_answered) {
             match_say(m, "seat %d (%s): late reply to request %lld discarded",
                 b->seat, b->spec->name, (long long)seq);
-        else if (seq == b->last_answered)
+            if (seq == b->last_timed_out) /* the request its fault names */
+                match_note_late_think(m, b, think_us);
+        } else if (seq == b->last_answered)
             match_fault(m, b, MAAT_FAULT_MALFORMED,
                   "second reply to request %lld", (long long)seq);
         else
@@ -206,6 +210,7 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
         b->outstanding = -1;
         b->last_answered = seq;
         m->pending_action_ok = 1;
+        m->pending_think_us = think_us;
     }
     msgpack_unpacked_destroy(&u);
 }

@@ -58,6 +58,22 @@ void match_fault(match *m, match_bot *b, int kind, const char *fmt, ...)
         match_set_out(m, b, "too many strikes");
 }
 
+void match_note_late_think(match *m, match_bot *b, int64_t think_us)
+{
+    if (!m->c->record_timing || think_us < 0 || !m->faults)
+        return;
+    for (size_t i = json_array_size(m->faults); i-- > 0;) {
+        json_t *f = json_array_get(m->faults, i);
+        if (json_integer_value(json_object_get(f, "seat")) != b->seat)
+            continue;
+        const char *kind = json_string_value(json_object_get(f, "kind"));
+        if (kind && !strcmp(kind, maat_fault_names[MAAT_FAULT_TIMEOUT]) &&
+            !json_object_get(f, "think_us"))
+            json_object_set_new(f, "think_us", json_integer(think_us));
+        return; /* only the seat's latest fault can be this reply's */
+    }
+}
+
 /* Keep one applied decision. */
 int match_record_decision(match *m, int seat, const maat_action *a,
                            int by_bot, int64_t wall_ns, uint64_t cpu_ns)
@@ -70,7 +86,8 @@ int match_record_decision(match *m, int seat, const maat_action *a,
         m->dec = d;
         m->cap_dec = cap;
     }
-    decision_rec r = {seat, by_bot, *a, wall_ns, cpu_ns};
+    decision_rec r = {seat, by_bot, *a, wall_ns, cpu_ns,
+                      by_bot ? m->pending_think_us : -1};
     m->dec[m->n_dec++] = r;
     return MAAT_OK;
 }
@@ -92,6 +109,8 @@ static json_t *decisions_json(match *m)
             json_object_set_new(j, "wall_us", json_integer(d->wall_ns / 1000));
             json_object_set_new(j, "cpu_us",
                                 json_integer((json_int_t)(d->cpu_ns / 1000)));
+            if (d->think_us >= 0)
+                json_object_set_new(j, "think_us", json_integer(d->think_us));
         }
         json_array_append_new(all, j);
     }

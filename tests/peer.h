@@ -68,19 +68,28 @@ static inline void read_seat(void *s, seat_state *st, int wait_ms)
     }
 }
 
-static inline void answer(void *s, seat_state *st, int64_t seq)
+/* The action for `seq`, with the bot's own think_us when it is >= 0. */
+static inline void answer_think(void *s, seat_state *st, int64_t seq,
+                                int64_t think_us)
 {
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     msgpack_packer pk;
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-    msgpack_pack_map(&pk, 3);
+    msgpack_pack_map(&pk, think_us >= 0 ? 4 : 3);
     maat_pack_kv_str(&pk, "type", "action");
     maat_pack_kv_int(&pk, "seq", seq);
     maat_pack_str(&pk, "action");
     msgpack_sbuffer_write(&sb, st->action.data, st->action.size);
+    if (think_us >= 0)
+        maat_pack_kv_int(&pk, "think_us", think_us);
     zmq_send(s, sb.data, sb.size, ZMQ_DONTWAIT);
     msgpack_sbuffer_destroy(&sb);
+}
+
+static inline void answer(void *s, seat_state *st, int64_t seq)
+{
+    answer_think(s, st, seq, -1);
 }
 
 #endif

@@ -3,8 +3,10 @@
  *
  * Each case runs maat_match_run with two remote seats whose behaviour a
  * small script sets (answer at once, answer with a wrong seq first, stay
- * silent), plus an optional stranger stealing a seated token, and checks
- * the record: who decided what, which faults against which seat.
+ * silent, report its own think_us, answer the first request only after
+ * the next one came), plus an optional stranger stealing a seated token,
+ * and checks the record: who decided what, which faults against which
+ * seat, the think_us the bots reported.
  */
 #define _GNU_SOURCE /* memmem */
 #include <pthread.h>
@@ -30,6 +32,11 @@ typedef struct script {
     int wrong_seq_once[SEATS]; /* first request: answer seq + 5 first */
     int silent[SEATS];         /* never answer */
     int steal;                 /* a stranger presents seat 1's token */
+    int64_t think_us[SEATS];   /* reported with every answer; 0: none */
+    int late_once[SEATS];      /* first request: answered only when the
+                                  next one arrives (so after its timeout),
+                                  with think_us 7 */
+    int bad_think[SEATS];      /* every answer: think_us -1 (malformed) */
 } script;
 
 typedef struct run {
@@ -46,6 +53,7 @@ static void *peers(void *arg)
     void *sock[SEATS + 1];
     seat_state st[SEATS];
     int wrong_done[SEATS] = {0, 0};
+    int64_t held[SEATS] = {-1, -1}; /* late_once: the request held back */
     for (int i = 0; i <= SEATS; i++) {
         sock[i] = zmq_socket(r->ctx, ZMQ_DEALER);
         int zero = 0;
@@ -83,7 +91,18 @@ static void *peers(void *arg)
                 answer(sock[i], &st[i], st[i].seq + 5);
                 wrong_done[i] = 1;
             }
-            answer(sock[i], &st[i], st[i].seq);
+            if (r->sc->late_once[i] && held[i] == -1) {
+                held[i] = st[i].seq; /* a new request means it timed out */
+                st[i].seq = -1;
+                continue;
+            }
+            if (held[i] >= 0) {
+                answer_think(sock[i], &st[i], held[i], 7);
+                held[i] = -2;
+            }
+            answer_think(sock[i], &st[i], st[i].seq,
+                         r->sc->bad_think[i] ? INT64_C(1) << 41
+                         : r->sc->think_us[i] ? r->sc->think_us[i] : -1);
             st[i].seq = -1;
         }
     }
@@ -118,6 +137,7 @@ static json_t *play(const script *sc, const char *name, int *rejected)
     c.clock.decision_ms = c.clock.first_ms = 60; /* silent seats time out */
     c.clock.grace_ms = 20;
     c.record_path = record;
+    c.record_timing = 1;
     c.quiet = 1;
     run r = {ctx, endpoint, sc, 0, 0};
     pthread_t th;
@@ -194,6 +214,37 @@ int main(void)
     CHECK(json_integer_value(json_object_get(json_array_get(res, 1),
                                              "rank")) == 2,
           "silent: the seat that was out ranks last");
+    json_decref(rec);
+
+    /* think_us: only reported, per decision and on a late answer's fault */
+    script think = {.think_us = {123, 0}, .late_once = {0, 1}};
+    rec = play(&think, "think", NULL);
+    int with = 0, without = 0;
+    size_t i;
+    json_t *d;
+    json_array_foreach(json_object_get(rec, "decisions"), i, d) {
+        json_t *t = json_object_get(d, "think_us");
+        int seat = (int)json_integer_value(json_object_get(d, "seat"));
+        with += seat == 0 && json_integer_value(t) == 123;
+        without += seat == 1 && t == NULL;
+    }
+    CHECK(with == count_decisions(rec, 0, "bot") && with > 0,
+          "think: every decision of seat 0 records its think_us 123 (%d)",
+          with);
+    CHECK(without == count_decisions(rec, 1, "bot") + 1,
+          "think: seat 1 reports none, and its default decision has none");
+    json_t *f = json_array_get(json_object_get(rec, "faults"), 0);
+    CHECK(count_faults(rec, 1, "timeout") == 1 &&
+          json_array_size(json_object_get(rec, "faults")) == 1 &&
+          json_integer_value(json_object_get(f, "think_us")) == 7,
+          "think: the late answer's think_us 7 is in its timeout fault");
+    json_decref(rec);
+
+    script bad = {.bad_think = {1, 0}};
+    rec = play(&bad, "bad-think", NULL);
+    CHECK(count_faults(rec, 0, "malformed") == 3 &&
+          count_decisions(rec, 0, "bot") == 0,
+          "bad think_us (2^41): malformed, three strikes, seat 0 out");
     json_decref(rec);
 
     script steal = {.steal = 1};

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <zmq.h>
 
 #include "maat/bot.h"
@@ -26,7 +27,15 @@ typedef struct bot {
      * reusing it saves a zone allocation and free per message.  Nothing
      * decoded may be kept past on_message. */
     msgpack_zone zone;
+    int64_t received_ns; /* when the message being handled arrived */
 } bot;
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
 
 static int send_map(bot *b, msgpack_sbuffer *sb)
 {
@@ -163,11 +172,15 @@ static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
     msgpack_sbuffer_init(&sb);
     msgpack_packer pk;
     msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
-    maat_pack_map(&pk, 3);
+    maat_pack_map(&pk, 4);
     maat_pack_kv_str(&pk, "type", "action");
     maat_pack_kv_int(&pk, "seq", seq);
     maat_pack_str(&pk, "action");
     b->rules->encode_action(NULL, &t.action, &pk);
+    /* our own clock, request received .. answer sent: only reported (the
+     * referee records it with --record-timing; docs/PROTOCOL.md) */
+    int64_t think = (now_ns() - b->received_ns) / 1000;
+    maat_pack_kv_int(&pk, "think_us", think > 0 ? think : 0);
     int rc = send_map(b, &sb);
     msgpack_sbuffer_destroy(&sb);
     return rc;
@@ -330,6 +343,7 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
             zmq_msg_close(&msg);
             continue;
         }
+        b.received_ns = now_ns();
         int r = on_message(&b, zmq_msg_data(&msg), zmq_msg_size(&msg), act,
                            user);
         zmq_msg_close(&msg);
