@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# bench_callgrind.sh -- CPU per decision on each side, in instructions
+# (callgrind: independent of the machine's load), against the raw ZeroMQ
+# ROUTER/DEALER round trip of bench-pingpong with the same message sizes.
+#
+#   bench/bench_callgrind.sh [--build DIR] [--seats "2 3 4 5"] [--games G]
+#
+# Every number is a difference of two runs (G games and 2 games; 2200 and
+# 200 raw round trips) divided by the difference of their decisions, so
+# start-up (the dynamic loader, zmq contexts, spawning, hellos) cancels
+# out and what remains is the cost of one more decision:
+#  - referee: maat-referee as a user runs it (bots sandboxed when
+#    bubblewrap works, idle seats at nice 19), all its threads, with a
+#    ladder line per game, then also with --record (as maat-ladder run
+#    runs it: a record of every game);
+#  - bots: every seat's maat-random under callgrind (so without the
+#    sandbox: valgrind must write its file), summed over the seats;
+#  - raw: bench-pingpong --wait poll (the referee polls), ROUTER and
+#    DEALER processes, with the mean request size of those games.
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+build="$root/build-bench"
+seats_list="2 3 4 5"
+games=20
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --build) build=$(cd "$2" && pwd); shift 2 ;;
+        --seats) seats_list="$2"; shift 2 ;;
+        --games) games="$2"; shift 2 ;;
+        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "bench_callgrind.sh: unknown option '$1'" >&2; exit 2 ;;
+    esac
+done
+ref="$build/referee/maat-referee"
+bot="$build/sample-bots/maat-random"
+pp="$build/bench/bench-pingpong"
+for p in "$ref" "$bot" "$pp"; do
+    [ -x "$p" ] || { echo "bench_callgrind.sh: no $p (ninja -C $build)" >&2; exit 1; }
+done
+command -v valgrind >/dev/null || { echo "bench_callgrind.sh: needs valgrind" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/maat-bench-cg-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+cg=(valgrind --tool=callgrind --quiet)
+
+# (--limit-nofile 0: under valgrind, which keeps descriptors for itself,
+# a spawned bot cannot set the referee's file limit and never says hello)
+# total instructions ("summary:" line) of every callgrind file matching a glob
+instr() { cat "$@" | awk '/^summary:/ {s += $2} END {printf "%d", s}'; }
+# decisions and mean request bytes are read back from the records
+decisions() { python3 - "$@" <<'EOF'
+import json, sys
+games = [json.loads(l) for l in open(sys.argv[1])]
+bad = [g["faults"] for g in games if g["faults"]]
+if bad:
+    sys.exit("bench_callgrind.sh: a fault would spoil the count: %s" % bad[0])
+print(sum(g["decisions"] for g in games))
+EOF
+}
+
+echo "# bench_callgrind: instructions per decision, Pyramids, $(date -u +%FT%TZ)"
+echo "# load average (callgrind counts do not depend on it): $(cut -d' ' -f1-3 /proc/loadavg)"
+printf "%5s %10s %10s %10s %10s %10s %8s %8s  %s\n" seats referee +record raw_router bots raw_dealer ref_x bot_x req_bytes
+for seats in $seats_list; do
+    declare -A I D
+    for g in 2 "$games"; do
+        rm -rf "$tmp/r$g" "$tmp/b$g"; mkdir -p "$tmp/r$g" "$tmp/b$g"
+        # the referee as a user runs it
+        args=()
+        for ((i = 0; i < seats; i++)); do args+=(--bot "r$i=$bot"); done
+        "${cg[@]}" --callgrind-out-file="$tmp/r$g/cg.%p" "$ref" --quiet \
+            --games "$g" --seed 1 --time 5000 --first-time 10000 --limit-nofile 0 \
+            --ladder "$tmp/r$g/l.jsonl" "${args[@]}"
+        # the referee is the lowest pid: the others are its forks before
+        # they exec a bot (valgrind follows a fork, not an exec)
+        I[ref$g]=$(instr "$(ls "$tmp/r$g"/cg.* | sort -t. -k2 -n | head -1)")
+        D[$g]=$(decisions "$tmp/r$g/l.jsonl")
+        # again with a record of every game, as maat-ladder run asks
+        rm -f "$tmp/r$g"/cg.*
+        "${cg[@]}" --callgrind-out-file="$tmp/r$g/cg.%p" "$ref" --quiet \
+            --games "$g" --seed 1 --time 5000 --first-time 10000 --limit-nofile 0 \
+            --ladder "$tmp/r$g/l2.jsonl" --record "$tmp/r$g/rec.json" "${args[@]}"
+        I[rec$g]=$(instr "$(ls "$tmp/r$g"/cg.* | sort -t. -k2 -n | head -1)")
+        # the bots under callgrind (unsandboxed, so valgrind can write)
+        args=()
+        for ((i = 0; i < seats; i++)); do
+            args+=(--bot "r$i=valgrind --tool=callgrind --quiet --callgrind-out-file=$tmp/b$g/cg.%p $bot")
+        done
+        "$ref" --quiet --no-sandbox --games "$g" --seed 1 --time 5000 \
+            --first-time 20000 --hello-time 30000 "${args[@]}"
+        I[bot$g]=$(instr "$tmp/b$g"/cg.*)
+    done
+    dd=$(( D[$games] - D[2] ))
+    # mean request size of these games: the spy bot is not needed, the
+    # pingpong is run with the size bench-decision measures for this seat
+    # count (docs/PERFORMANCE.md); 52-byte actions
+    case $seats in 2) req=788 ;; 3) req=906 ;; 4) req=1057 ;; *) req=1171 ;; esac
+    for n in 200 2200; do
+        rm -rf "$tmp/p$n"; mkdir -p "$tmp/p$n"
+        "${cg[@]}" --trace-children=yes --callgrind-out-file="$tmp/p$n/cg.%p" \
+            "$pp" --transport ipc --count "$n" --warmup 0 --wait poll \
+            --req-bytes "$req" --act-bytes 52 >/dev/null
+        # the ROUTER is the parent (the lowest pid), the DEALER the child
+        files=($(ls "$tmp/p$n"/cg.* | sort -t. -k2 -n))
+        I[pr$n]=$(instr "${files[0]}")
+        I[pd$n]=$(instr "${files[@]:1}")
+    done
+    r=$(( (I[ref$games] - I[ref2]) / dd ))
+    rr=$(( (I[rec$games] - I[rec2]) / dd ))
+    b=$(( (I[bot$games] - I[bot2]) / dd ))
+    pr=$(( (I[pr2200] - I[pr200]) / 2000 ))
+    pd=$(( (I[pd2200] - I[pd200]) / 2000 ))
+    printf "%5d %10d %10d %10d %10d %10d %8.2f %8.2f  %d\n" "$seats" "$r" "$rr" "$pr" "$b" "$pd" \
+        "$(awk "BEGIN {print $r / $pr}")" "$(awk "BEGIN {print $b / $pd}")" "$req"
+    unset I D
+done
+echo "# referee: $ref --quiet --games G --seed 1 --time 5000 --ladder L [--record R: +record] + seats x --bot rK=maat-random (sandboxed when bubblewrap works), G = $games minus G = 2"
+echo "# bots: the same with --no-sandbox and each bot run as 'valgrind --tool=callgrind $bot'"
+echo "# raw: $pp --transport ipc --count N --wait poll --req-bytes B --act-bytes 52 under valgrind --trace-children=yes, N = 2200 minus N = 200"
