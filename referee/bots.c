@@ -298,16 +298,20 @@ int match_restart_bots(match *m, maat_error *err)
 /* Priorities of whole process groups (every thread of every process a bot
  * started, as long as it stayed in the group): the deciding bot's at
  * nice 0, the others' at nice 19.  Only changed when the turn passes to
- * another bot.  Lowering a nice value needs root (or RLIMIT_NICE); where
- * it is refused, the referee says so once and leaves every bot at 0. */
+ * another bot, and then only the two bots concerned (two system calls a
+ * turn whatever the seat count): the others are at 19 already, since the
+ * first turn after the bots started (m->turn NULL) set every one.
+ * Lowering a nice value needs root (or RLIMIT_NICE); where it is refused,
+ * the referee says so once and leaves every bot at 0. */
 void match_give_turn(match *m, match_bot *b)
 {
     if (m->c->ponder || m->turn_disabled || m->turn == b)
         return;
+    match_bot *prev = m->turn;
     m->turn = b;
     for (int i = 0; i < m->n; i++) {
         match_bot *o = &m->bot[i];
-        if (!o->proc || o == b)
+        if (!o->proc || o == b || (prev && o != prev))
             continue;
         (void)setpriority(PRIO_PGRP, (id_t)maat_proc_pid(o->proc), 19);
     }

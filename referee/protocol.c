@@ -179,12 +179,16 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
         msgpack_unpacked_destroy(&u);
         return;
     }
-    const msgpack_object *o = &u.data;
+    /* the envelope's fields in one pass over its keys */
+    static const char *const keys[] = {"type", "seq", "action", "think_us",
+                                       NULL};
+    const msgpack_object *f[4];
+    maat_msg_pick(&u.data, keys, f);
     int64_t seq = -1, think_us = -1;
-    if (!maat_msg_str_eq(maat_msg_get(o, "type"), "action") ||
-        maat_msg_get_int(o, "seq", 0, INT64_MAX, &seq, &err) ||
-        maat_msg_get_int_or(o, "think_us", 0, MATCH_MAX_THINK_US, -1,
-                            &think_us, &err)) {
+    if (!MAAT_MSG_STR_IS(f[0], "action") ||
+        maat_msg_int(f[1], "seq", 0, INT64_MAX, &seq, &err) ||
+        maat_msg_int_or(f[3], "think_us", 0, MATCH_MAX_THINK_US, -1,
+                        &think_us, &err)) {
         snprintf(detail, sizeof detail,
                  "expected {type: action, seq, action[, think_us]}: %s",
                  err.msg[0] ? err.msg : "wrong type");
@@ -202,8 +206,8 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
             match_fault(m, b, MAAT_FAULT_MALFORMED,
                   "reply to request %lld, which is not outstanding",
                   (long long)seq);
-    } else if (m->c->rules->decode_action(m->g, maat_msg_get(o, "action"),
-                                          &m->pending_action, &err)) {
+    } else if (m->c->rules->decode_action(m->g, f[2], &m->pending_action,
+                                          &err)) {
         snprintf(detail, sizeof detail, "bad action: %s", err.msg);
         malformed(m, b, detail);
     } else {

@@ -102,15 +102,23 @@ static json_t *decisions_json(match *m)
         outbuf *o = match_out(m);
         r->encode_action(m->g, &d->action, &o->pk);
         json_t *action = maat_json_from_msgpack_bytes(o->sb.data, o->sb.size);
-        json_t *j = json_pack("{s:i, s:s, s:o, s:s}", "seat", d->seat, "kind",
-                              r->decision_names[d->action.kind], "action",
-                              action, "by", d->by_bot ? "bot" : "default");
+        /* built directly: json_pack's format parsing cost as much as the
+         * object itself, once per decision of every recorded game */
+        json_t *j = json_object();
+        json_object_set_new_nocheck(j, "seat", json_integer(d->seat));
+        json_object_set_new_nocheck(j, "kind",
+            json_string_nocheck(r->decision_names[d->action.kind]));
+        json_object_set_new_nocheck(j, "action", action);
+        json_object_set_new_nocheck(j, "by",
+            json_string_nocheck(d->by_bot ? "bot" : "default"));
         if (m->c->record_timing) {
-            json_object_set_new(j, "wall_us", json_integer(d->wall_ns / 1000));
-            json_object_set_new(j, "cpu_us",
-                                json_integer((json_int_t)(d->cpu_ns / 1000)));
+            json_object_set_new_nocheck(j, "wall_us",
+                                        json_integer(d->wall_ns / 1000));
+            json_object_set_new_nocheck(j, "cpu_us",
+                json_integer((json_int_t)(d->cpu_ns / 1000)));
             if (d->think_us >= 0)
-                json_object_set_new(j, "think_us", json_integer(d->think_us));
+                json_object_set_new_nocheck(j, "think_us",
+                                            json_integer(d->think_us));
         }
         json_array_append_new(all, j);
     }

@@ -439,20 +439,29 @@ def bot_pid(marker, name):
     return None
 
 
-def idle_priority(tmp, ponder):
-    """While the slow bot decides, the other bot runs at nice 19 (not with
-    --ponder).  Needs root: lowering a nice value back is privileged."""
-    label = 'turn priority' + (' with --ponder' if ponder else '')
+def idle_priority(tmp, ponder, seats=2):
+    """While the slow bot decides, the other bots run at nice 19 (not with
+    --ponder).  Needs root: lowering a nice value back is privileged.  With
+    3 seats the slow bot sits last, so the turn has passed between the
+    others first (only the bot whose turn ends is lowered then)."""
+    label = 'turn priority, %d seats' % seats + (' with --ponder' if ponder
+                                                 else '')
     if os.geteuid() != 0:
         print('skip %s: not root' % label)
         return
-    d = os.path.join(tmp, 'turn-%d' % ponder)
+    d = os.path.join(tmp, 'turn-%d-%d' % (ponder, seats))
     os.makedirs(d)
-    marker = 'turn-%d-%d' % (ponder, os.getpid())
+    marker = 'turn-%d-%d-%d' % (ponder, seats, os.getpid())
     env = dict(os.environ, MAAT_PIDFILE_DIR=d, MAAT_TEST_MARKER=marker)
-    cmd = [REFEREE, '--fixed-seats', '--time', '60000', '--first-time',
-           '60000', '--bot', 'slow=%s --mode silent' % HOSTILE,
-           '--bot', 'idle=' + RANDOM]
+    idle = ['idle%d' % i for i in range(seats - 1)]
+    cmd = [REFEREE, '--fixed-seats', '--seed', '1', '--time', '60000',
+           '--first-time', '60000']
+    if seats == 2:
+        cmd += ['--bot', 'slow=%s --mode silent' % HOSTILE]
+    for name in idle:
+        cmd += ['--bot', '%s=%s' % (name, RANDOM)]
+    if seats > 2:
+        cmd += ['--bot', 'slow=%s --mode silent' % HOSTILE]
     if ponder:
         cmd.append('--ponder')
     ref = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
@@ -462,11 +471,12 @@ def idle_priority(tmp, ponder):
         deadline = time.monotonic() + 30
         while not os.path.exists(req) and time.monotonic() < deadline:
             time.sleep(0.01)  # waiting for the silent bot's first request
-        pid = bot_pid(marker, 'idle')
-        nice = nice_of(pid) if pid else None
-        check(nice == (0 if ponder else 19),
-              '%s: the idle bot runs at nice %s while the other decides'
-              % (label, nice))
+        for name in idle:
+            pid = bot_pid(marker, name)
+            nice = nice_of(pid) if pid else None
+            check(nice == (0 if ponder else 19),
+                  '%s: idle bot %s runs at nice %s while the slow one decides'
+                  % (label, name, nice))
     finally:
         ref.terminate()
         try:
@@ -491,6 +501,7 @@ def main():
         short_write(tmp)
         idle_priority(tmp, False)
         idle_priority(tmp, True)
+        idle_priority(tmp, False, seats=3)
     return report(t0)
 
 
