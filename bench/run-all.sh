@@ -30,7 +30,7 @@ benches=(bench/bench-rules)
 # match throughput, memory), with the programs they run.
 benches+=(bench/bench-pingpong bench/bench-decision referee/maat-referee
           ladder/maat-ladder sample-bots/maat-random sample-bots/maat-mcts
-          tests/maat-spy-bot)
+          tests/maat-spy-bot bench/maat-busy-bot)
 
 if [ ! -d "$build" ]; then
     meson setup "$build" "$root" --buildtype=release
@@ -78,6 +78,18 @@ echo
 
 # --- standings of a 1,000,000-game ladder file: time and peak RSS -------
 python3 "$root/bench/bench_standings.py" --build "$build"
+echo
+
+# --- instructions per decision on each side vs raw ZeroMQ, 2-5 seats ------
+# (callgrind: the numbers to trust on a loaded machine; needs valgrind)
+if command -v valgrind >/dev/null; then
+    "$root/bench/bench_callgrind.sh" --build "$build"
+    echo
+fi
+
+# --- fairness under load: timeouts against bots whose own clock was in time
+# (a short run; docs/PERFORMANCE.md says how to run the 10,000)
+python3 "$root/bench/bench_fairness.py" --build "$build" --games 40
 echo
 
 # --- add further bench programs here (and to benches=() above)
