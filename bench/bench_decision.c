@@ -56,7 +56,7 @@
 #include <jansson.h>
 #include <msgpack.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "match.h"
 #include "record.h"
 

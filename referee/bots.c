@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "match_state.h"
 #include <dirent.h>
 #include <sys/resource.h>

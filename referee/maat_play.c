@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "cli.h"
 #include "maat/game.h"
 #include "maat/policy.h"

@@ -21,7 +21,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "match_state.h"
 #include <sys/resource.h>
 #include <sys/signalfd.h>

@@ -2,7 +2,7 @@
  * the rules, one at a time (see playback.h). */
 #include <string.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "playback.h"
 #include "record.h"
 

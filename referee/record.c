@@ -13,7 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "outcome.h"
 #include "record.h"
 

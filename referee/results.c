@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "match_state.h"
 
 #include "record.h"

@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "botlog.h"
 #include "delta.h"
 #include "document.h"

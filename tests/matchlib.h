@@ -23,7 +23,7 @@
 #include <jansson.h>
 
 #include "maat/game.h"
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 
 /* Each program uses some of these. */
 #define MATCHLIB static __attribute__((unused))

@@ -11,7 +11,7 @@
 #include <msgpack.h>
 #include <zmq.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 
 static inline void send_hello(void *s, const char *token)
 {

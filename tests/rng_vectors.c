@@ -8,10 +8,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "maat/architects.h"
+#include "maat/internal/architects.h"
 #include "maat/game.h"
-#include "maat/pyramids.h"
-#include "maat/pyramix.h"
+#include "maat/internal/pyramids.h"
+#include "maat/internal/pyramix.h"
 #include "maat/rng.h"
 
 static maat_seed parse(const char *text)

@@ -47,8 +47,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "maat/architects.h"
-#include "maat/msg.h"
+#include "maat/internal/architects.h"
+#include "maat/internal/msg.h"
 #include "maat/policy.h"
 
 #define GAMES_PER_SEATS 1000

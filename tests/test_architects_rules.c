@@ -45,8 +45,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "maat/architects.h"
-#include "maat/msg.h"
+#include "maat/internal/architects.h"
+#include "maat/internal/msg.h"
 
 static const maat_rules *R = &maat_architects_rules;
 static maat_setup *setup;

@@ -1,11 +1,11 @@
-/* test_msg_pack.c -- the packing helpers of maat/msg.h write exactly
+/* test_msg_pack.c -- the packing helpers of maat/internal/msg.h write exactly
  * the bytes msgpack-c writes, whether they take their fast path (straight
  * into a msgpack_sbuffer via maat_sbuffer_write) or the callback, and the
  * buffer grows correctly across every boundary. */
 #include <string.h>
 
 #include "check.h"
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 
 /* Pack with the helpers into `fast` (maat_sbuffer_write) and with plain
  * msgpack-c into `ref` (msgpack_sbuffer_write); compare. */

@@ -14,7 +14,7 @@
 
 #include "check.h"
 #include "msgtree.h"
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 
 /* CHECK from check.h, for helpers that report their caller's file:line
  * and for callers that need the verdict. */

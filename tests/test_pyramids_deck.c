@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "maat/pyramids.h"
+#include "maat/internal/pyramids.h"
 
 static maat_pyr_deck ref;
 

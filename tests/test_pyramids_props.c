@@ -24,9 +24,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "maat/policy.h"
-#include "maat/pyramids.h"
+#include "maat/internal/pyramids.h"
 
 #define GAMES_PER_SEATS 2000
 /* Decoding every observation of every seat after every step is the slow

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "maat/pyramids.h"
+#include "maat/internal/pyramids.h"
 
 static const maat_rules *R = &maat_pyramids_rules;
 static maat_setup *setup;

@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "maat/policy.h"
-#include "maat/pyramids.h"
+#include "maat/internal/pyramids.h"
 
 static const maat_rules *R = &maat_pyramids_rules;
 static maat_setup *setup;

@@ -49,9 +49,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "maat/policy.h"
-#include "maat/pyramix.h"
+#include "maat/internal/pyramix.h"
 
 #define GAMES_PER_SEATS 2000
 /* Walking every seat's observation after every step is the slow part: it

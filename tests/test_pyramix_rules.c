@@ -36,8 +36,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "maat/msg.h"
-#include "maat/pyramix.h"
+#include "maat/internal/msg.h"
+#include "maat/internal/pyramix.h"
 
 static const maat_rules *R = &maat_pyramix_rules;
 static maat_setup *setup;

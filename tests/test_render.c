@@ -5,9 +5,9 @@
 #include <string.h>
 
 #include "check.h"
-#include "maat/architects.h"
-#include "maat/pyramids.h"
-#include "maat/pyramix.h"
+#include "maat/internal/architects.h"
+#include "maat/internal/pyramids.h"
+#include "maat/internal/pyramix.h"
 
 static maat_game *new_game(const maat_rules *R, maat_setup **setup,
                            uint64_t seed, int seats)

@@ -23,7 +23,7 @@
 
 #include "check.h"
 #include "maat/game.h"
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "maat/policy.h"
 
 /* game -> hash of its bytes (update deliberately, see above) */

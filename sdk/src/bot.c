@@ -9,7 +9,7 @@
 #include <zmq.h>
 
 #include "maat/bot.h"
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "maat/protocol.h"
 
 typedef struct bot {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 
 int maat_msg_unpack(const void *buf, size_t len, msgpack_unpacked *out,
                     maat_error *err)

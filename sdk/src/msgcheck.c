@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 
 /* msgpack-c 4.0 refuses a 33rd nested container (its compiled-in
  * MSGPACK_EMBED_STACK_SIZE, not visible from <msgpack.h>); a deeper limit

@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "maat/bot.h"
-#include "maat/pyramids.h"
+#include "maat/internal/pyramids.h"
 
 #define MAX_GAMES 16
 #define QUARRY (2 * MAAT_PYR_MAX_SEATS)

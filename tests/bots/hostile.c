@@ -78,7 +78,7 @@
 #include <zmq.h>
 
 #include "maat/game.h"
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "maat/protocol.h"
 #include "maat/rng.h"
 

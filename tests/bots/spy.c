@@ -20,7 +20,7 @@
 #include <string.h>
 #include <zmq.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "maat/protocol.h"
 #include "maat/rng.h"
 

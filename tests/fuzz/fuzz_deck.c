@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "maat/game.h"
-#include "maat/pyramids.h"
+#include "maat/internal/pyramids.h"
 #include "maat/rng.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -30,7 +30,7 @@
 #include <msgpack.h>
 #include <zmq.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "match.h"
 #include "peer.h"
 #include "record.h"

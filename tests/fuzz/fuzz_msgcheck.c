@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "../msgtree.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -45,9 +45,9 @@
 
 #include "games/wire.h"
 #include "maat/game.h"
-#include "maat/msg.h"
-#include "maat/pyramids.h"
-#include "maat/pyramix.h"
+#include "maat/internal/msg.h"
+#include "maat/internal/pyramids.h"
+#include "maat/internal/pyramix.h"
 #include "maat/rng.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

@@ -4,7 +4,7 @@
 #ifndef MAAT_ARCHITECTS_INTERNAL_H
 #define MAAT_ARCHITECTS_INTERNAL_H
 
-#include "maat/architects.h"
+#include "maat/internal/architects.h"
 #include "kit.h"
 
 /* The components of a game, loaded once, shared read-only by its games. */

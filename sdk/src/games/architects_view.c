@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "architects_internal.h"
 
 #define UNKNOWN 255

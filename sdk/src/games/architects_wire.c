@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "architects_internal.h"
 
 static const char *const phase_names[] = {"take", "place", "small", "card",

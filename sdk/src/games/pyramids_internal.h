@@ -4,7 +4,7 @@
 #ifndef MAAT_PYRAMIDS_INTERNAL_H
 #define MAAT_PYRAMIDS_INTERNAL_H
 
-#include "maat/pyramids.h"
+#include "maat/internal/pyramids.h"
 #include "kit.h"
 
 struct maat_setup {

@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "pyramids_internal.h"
 
 /* ---- decoding ------------------------------------------------------- */

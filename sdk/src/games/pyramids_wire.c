@@ -12,7 +12,7 @@
  * only its owner (the others' copy has no card). */
 #include <string.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "pyramids_internal.h"
 
 /* ---- actions and events ---------------------------------------------- */

@@ -3,7 +3,7 @@
 #ifndef MAAT_PYRAMIX_INTERNAL_H
 #define MAAT_PYRAMIX_INTERNAL_H
 
-#include "maat/pyramix.h"
+#include "maat/internal/pyramix.h"
 #include "kit.h"
 
 struct maat_setup {

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 #include "pyramix_internal.h"
 
 /* ---- actions and events ---------------------------------------------- */

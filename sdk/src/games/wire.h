@@ -43,7 +43,7 @@
 #include <msgpack.h>
 
 #include "maat/game.h"
-#include "maat/msg.h"
+#include "maat/internal/msg.h"
 
 enum { /* (the encoder tests INT and INT_OR_NIL first: keep them first) */
     MAAT_WT_INT,         /* arg as an integer in lo..hi */

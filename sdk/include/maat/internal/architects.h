@@ -3,9 +3,14 @@
  * The rules are docs/rules/architects.md (our reconstruction of a
  * rulebook whose board, stones and cards exist only in pictures); its
  * Interpretations say where we had to choose.  Everything generic goes
- * through maat_architects_rules (see game.h); this header adds what tests,
- * search bots and tools need: the component, board and state types, the
- * three data-file readers and the scoring parts.
+ * through maat_architects_rules (see game.h); this header adds what the
+ * tests and tools need: the component, board and state types, the three
+ * data-file readers and the scoring parts.
+ *
+ * Internal (sdk/include/maat/internal/, not installed): the state layout
+ * and the module's own helpers, for the SDK, the tools and the tests of
+ * this tree.  A bot reaches the game through maat/game.h and maat/bot.h;
+ * docs/SDK.md lists what each action's args mean.
  *
  * All components are data, loaded and validated at start-up: the stones
  * (sdk/data/architects-stones.txt), the cards (architects-cards.txt) and

@@ -2,8 +2,13 @@
  *
  * The rules are docs/rules/pyramids.md; its Interpretations say where
  * we had to choose.  Everything generic goes through maat_pyramids_rules
- * (see game.h); this header adds what tests, search bots and tools need:
- * the card and state types, the deck file reader and the scoring parts.
+ * (see game.h); this header adds what the tests and tools need: the card
+ * and state types, the deck file reader and the scoring parts.
+ *
+ * Internal (sdk/include/maat/internal/, not installed): the state layout
+ * and the module's own helpers, for the SDK, the tools and the tests of
+ * this tree.  A bot reaches the game through maat/game.h and maat/bot.h;
+ * docs/SDK.md lists what each action's args mean.
  *
  * Actions (maat_action; unused args are -1):
  *   GOD   arg0 = tile 1..5

@@ -4,6 +4,11 @@
  * we had to choose.  56 cubes stand in places (x, y, z), x + y + z <= 5;
  * layer x+y+z = 0 is the apex, layer 5 the bottom (21 places) in the tray.
  * "Up" is -x, -y, -z.  One decision kind, "remove": arg0..2 = x, y, z.
+ *
+ * Internal (sdk/include/maat/internal/, not installed): the state layout
+ * and the module's own helpers, for the SDK, the tools and the tests of
+ * this tree.  A bot reaches the game through maat/game.h and maat/bot.h;
+ * docs/SDK.md lists what each action's args mean.
  */
 #ifndef MAAT_PYRAMIX_H
 #define MAAT_PYRAMIX_H

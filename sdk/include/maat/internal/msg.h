@@ -1,5 +1,9 @@
 /* msg.h -- reading msgpack from strangers, and small packing helpers.
  *
+ * Internal (sdk/include/maat/internal/, not installed): the SDK, the
+ * referee, the tools and the tests of this tree use it; a bot reads its
+ * observation with msgpack-c's own msgpack_object (maat/bot.h).
+ *
  * msgpack-c trusts the lengths it reads: a 5-byte message declaring a huge
  * array makes it allocate gigabytes before any element arrives.  So every
  * byte string that comes from outside (a bot, a file) goes through
