@@ -28,10 +28,8 @@ static int act(maat_bot_turn *t, void *user)
     double fraction = *(const double *)user;
     int64_t until = now_ns() + (int64_t)(fraction * 1e6 *
                                          (double)t->time_left_ms);
-    volatile uint64_t work = 0;
     while (now_ns() < until)
-        for (int i = 0; i < 1000; i++)
-            work += (uint64_t)i; /* CPU, not sleep: a bot that computes */
+        ; /* on the CPU, not asleep: a bot that computes (vDSO clock reads) */
     t->action = t->legal[maat_rng_below(&t->rng, (uint32_t)t->n_legal)];
     return MAAT_OK;
 }
