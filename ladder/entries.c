@@ -221,9 +221,11 @@ int maat_entries_load(maat_entries *es, const char *dir, maat_error *err)
         }
     }
     closedir(d);
-    for (int i = 0; i < es->n; i++)
+    for (int i = 0; i < es->n; i++) {
         qsort(es->e[i].ver, (size_t)es->e[i].n_ver, sizeof *es->e[i].ver,
               by_version);
+        es->e[i].present = 1; /* as far as we know: the first scan says */
+    }
     return rc;
 }
 

@@ -53,7 +53,8 @@ enum { ENTRY_ADDED, ENTRY_VERSION, ENTRY_REMOVED, ENTRY_REFUSED };
 typedef void (*maat_entry_event)(void *ctx, int what, const maat_entry *e,
                                  const char *why);
 
-/* Load the versions kept in DIR/state/versions (none yet: empty). */
+/* Load the versions kept in DIR/state/versions (none yet: empty); every
+ * entry with a version counts as present until the first scan. */
 int maat_entries_load(maat_entries *es, const char *dir, maat_error *err);
 /* Read DIR/entries: register new versions (writing their version files),
  * mark which entries are present, and call `event` for each change. */

@@ -127,8 +127,9 @@
       sv(svg, 'text', { x: L - 6, y: py(y) + 4, 'text-anchor': 'end',
                         'font-size': 11, fill: '#7a7167' }).textContent = y.toFixed(1);
       const x = x0 + (x1 - x0) * k / 4;
-      sv(svg, 'text', { x: px(x), y: H - 12, 'text-anchor': 'middle', 'font-size': 11,
-                        fill: '#7a7167' }).textContent =
+      sv(svg, 'text', { x: px(x), y: H - 12, 'font-size': 11, fill: '#7a7167',
+                        'text-anchor': k === 0 ? 'start' : k === 4 ? 'end' : 'middle'
+                      }).textContent =
         useTime ? when(Math.round(x)).slice(0, 16).replace('T', ' ') : 'game ' + Math.round(x);
     }
     for (const s of series) {

@@ -355,6 +355,7 @@ typedef struct league {
     int n_run;
     long next_match;          /* the next match number */
     int started_ranked;       /* in this run, for --max-matches */
+    int starting;             /* the first scan of the entries */
     int loading;              /* reading the ladders at start: no events */
     int dirty;                /* the page needs writing */
     int stopping;
@@ -473,6 +474,9 @@ static void load_events(league *L)
 static void on_entry(void *ctx, int what, const maat_entry *e, const char *why)
 {
     league *L = ctx;
+    if (L->starting && what == ENTRY_REMOVED)
+        return; /* gone while the league was down: its versions retire
+                   quietly, like every state read back from the ladders */
     const maat_version *v = e->n_ver ? &e->ver[e->n_ver - 1] : NULL;
     static const char *const names[] = {"added", "new version", "removed",
                                         "refused"};
@@ -1430,7 +1434,10 @@ static int league_init(league *L, const char *dir, const maat_league_options *o,
     if ((rc = maat_entries_load(&L->es, dir, err)))
         return rc;
     load_events(L);
-    if ((rc = maat_entries_scan(&L->es, on_entry, L, err)))
+    L->starting = 1;
+    rc = maat_entries_scan(&L->es, on_entry, L, err);
+    L->starting = 0;
+    if (rc)
         return rc;
     L->loading = 1;
     rc = follow(L, err);

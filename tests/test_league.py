@@ -249,7 +249,8 @@ try:
     new = [g for g in ranked_games(d) if int(g["match"][1:]) >= n0]
     check(len(new) == 4 and len({g["match"] for g in new}) == 2,
           "it played 2 new matches numbered from the counter (%d games)" % len(new))
-    again = [e for e in events(d)[before_events:] if e["event"] in ("ranked", "failed", "retired")]
+    again = [e for e in events(d)[before_events:]
+             if e["event"] in ("added", "removed", "ranked", "failed", "retired")]
     check(not again, "nothing is announced twice after a restart: %s" % again)
 
     # a second signal cuts the running matches short: a bot that never says
