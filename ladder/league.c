@@ -837,11 +837,12 @@ static int curve_ready(league *L, maat_error *err)
 {
     snprintf(L->curve_file, sizeof L->curve_file, "%s/state/referee.key",
              L->dir);
-    if (access(L->curve_file, R_OK) != 0) {
-        int fd = open(L->curve_file, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-                      0600);
+    if (access(L->curve_file, R_OK) != 0) { /* written, then renamed */
+        char tmp[4300];
+        snprintf(tmp, sizeof tmp, "%s.tmp", L->curve_file);
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
         if (fd < 0)
-            return maat_error_set(err, MAAT_EIO, "%s: %s", L->curve_file,
+            return maat_error_set(err, MAAT_EIO, "%s: %s", tmp,
                                   strerror(errno));
         pid_t pid = fork();
         if (pid == 0) {
@@ -853,8 +854,9 @@ static int curve_ready(league *L, maat_error *err)
         int st = 0;
         while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
         }
-        if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-            unlink(L->curve_file);
+        if (pid < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 ||
+            rename(tmp, L->curve_file) != 0) {
+            unlink(tmp);
             return maat_error_set(err, MAAT_EIO, "%s --keygen failed",
                                   L->c.referee);
         }
@@ -1126,9 +1128,10 @@ static int next_ranked(league *L, lineup *u)
     maat_rating_params p;
     maat_rating_params_default(&p);
     const maat_tally *t = &L->ranked;
+    for (int i = 0; i < n; i++)
+        row[i] = maat_tally_find(t, ver[i]->bot, L->c.game);
     for (int i = 0; i < n; i++) {
         vinfo *v = vinfo_get(L, ver[i]->bot);
-        row[i] = maat_tally_find(t, ver[i]->bot, L->c.game);
         maat_rating r = row[i] >= 0 ? t->s.rows[row[i]].rating
                                     : maat_rating_new(&p);
         me[i].mu = r.mu;

@@ -268,6 +268,26 @@ try:
           "exit 4 (%d)" % rc)
     check(not referees_of(h), "... and no referee is left")
 
+    # ---- matchmaking in a real league: no repeat, every pair meets -----------------------------
+    for seats in (2, 3):
+        mm = os.path.join(tmp, "mm%d" % seats)
+        new_league(mm, seats=seats, jobs=1)
+        names = ("a", "b", "c", "d")
+        for name in names:
+            ladder("league", "add", mm, name, GREEDY if name in "ab" else RANDOM)
+        p, log = start(mm, "--max-matches", "12")
+        rc = p.wait(timeout=300)
+        order = []
+        for g in ranked_games(mm):
+            if not order or order[-1][0] != g["match"]:
+                order.append((g["match"], frozenset(g["bots"])))
+        repeats = [m for (m, a), (_, b) in zip(order[1:], order) if a == b]
+        met = {frozenset(x) for _, lu in order for x in
+               [(i, j) for i in lu for j in lu if i < j]}
+        check(rc == 0 and len(order) == 12 and not repeats and len(met) == 6,
+              "%d seats, 4 entries, one match at a time: 12 matches, no lineup twice in a "
+              "row (%s), all 6 pairs met (%d)" % (seats, repeats, len(met)))
+
     # ---- a remote entry -------------------------------------------------------------------------
     def keygen():
         out = subprocess.run([REF, "--keygen"], capture_output=True, text=True,
