@@ -933,9 +933,12 @@ static char **match_argv(league *L, const lineup *u, const char *id,
         c.command[k] = u->ver[k] ? u->ver[k]->command : L->c.reference;
         if (u->ver[k] && !u->ver[k]->command) {
             const char *tok = u->ver[k]->token;
-            if (!tok) {
-                char derived[33];
-                maat_league_token(L->dir, u->ver[k]->bot, derived, NULL);
+            if (!tok) { /* derived from the entry's name */
+                char derived[33], name[MAAT_ENTRY_NAME];
+                snprintf(name, sizeof name, "%.*s",
+                         (int)(strrchr(u->name[k], '.') - u->name[k]),
+                         u->name[k]);
+                maat_league_token(L->dir, name, derived, NULL);
                 snprintf(tokens[k], sizeof tokens[k], "%s", derived);
             } else {
                 snprintf(tokens[k], sizeof tokens[k], "%s", tok);

@@ -73,8 +73,8 @@ typedef struct maat_league_options {
 int maat_league_run(const char *dir, const maat_league_options *o,
                     maat_error *err);
 
-/* The token of remote entry `name` when its file names none: derived
- * from the league's secret key, 32 hex digits. */
+/* The token of remote entry `name` (every version) when its file names
+ * none: derive(the league's secret key, "token NAME"), 32 hex digits. */
 int maat_league_token(const char *dir, const char *name, char out[33],
                       maat_error *err);
 

@@ -173,13 +173,14 @@ static int cmd_add(int argc, char **argv)
         char derived[33];
         if (!token && maat_league_token(dir, name, derived, &err))
             return maat_league_config_free(&c), fail(&err, 1);
-        printf("\nfor the entrant (docs/REMOTE.md), when the league has "
-               "started once:\n  MAAT_ENDPOINT=%s (with this machine's "
-               "address)\n  MAAT_TOKEN=<the token of each version: `maat-"
-               "ladder league status %s`>\n  MAAT_CURVE_SERVERKEY=<the "
-               "public line of %s/state/referee.key>\n",
-               c.endpoint ? c.endpoint : "(none: add \"remote\" to "
-               "league.json)", dir, dir);
+        printf("\nfor the entrant (docs/REMOTE.md, docs/LEAGUE.md):\n"
+               "  MAAT_ENDPOINT=%s (with this machine's address)\n"
+               "  MAAT_TOKEN=%s\n"
+               "  MAAT_CURVE_SERVERKEY=the 'public' line of "
+               "%s/state/referee.key (made when the league starts)\n",
+               c.endpoint ? c.endpoint : "(none yet: add \"remote\": "
+               "{\"endpoint\": ...} to league.json)",
+               token ? token : derived, dir);
     }
     maat_league_config_free(&c);
     return 0;
@@ -276,11 +277,11 @@ static int cmd_status(int argc, char **argv)
         if (json_is_true(json_object_get(v, "remote"))) {
             char token[33];
             maat_error err = {0};
-            char file[4400], *t = NULL;
+            char file[4400];
             snprintf(file, sizeof file, "%s/entries/%s.json", pos[0], name);
             json_t *e = json_load_file(file, 0, NULL);
-            t = (char *)json_string_value(json_object_get(e, "token"));
-            if (!t && maat_league_token(pos[0], bot, token, &err) == 0)
+            const char *t = json_string_value(json_object_get(e, "token"));
+            if (!t && maat_league_token(pos[0], name, token, &err) == 0)
                 t = token;
             printf("  token %s", t ? t : "?");
             json_decref(e);

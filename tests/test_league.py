@@ -304,14 +304,15 @@ try:
     for name, cmd in (("greedy", GREEDY), ("random", RANDOM)):
         ladder("league", "add", r, name, cmd)
     alice = keygen()
-    rc, out, err = ladder("league", "add", r, "alice", "--key", alice["public"], "--token",
-                          "alice-token")
-    check(rc == 0 and "MAAT_ENDPOINT" in out, "league add --key says what the entrant needs")
+    rc, out, err = ladder("league", "add", r, "alice", "--key", alice["public"])
+    token = ([l.split("=", 1)[1] for l in out.split() if l.startswith("MAAT_TOKEN=")] or [""])[0]
+    check(rc == 0 and "MAAT_ENDPOINT=tcp://127.0.0.1:%d" % port in out and len(token) == 32,
+          "league add --key says what the entrant needs (a token of 32 hex digits)")
     p, log = start(r)
     keyfile = os.path.join(r, "state", "referee.key")
     wait_for(lambda: os.path.exists(keyfile), "the league made its CURVE key pair", proc=p)
     server = [l.split()[1] for l in open(keyfile) if l.startswith("public")][0]
-    env = dict(os.environ, MAAT_ENDPOINT="tcp://127.0.0.1:%d" % port, MAAT_TOKEN="alice-token",
+    env = dict(os.environ, MAAT_ENDPOINT="tcp://127.0.0.1:%d" % port, MAAT_TOKEN=token,
                MAAT_CURVE_SERVERKEY=server, MAAT_CURVE_PUBLICKEY=alice["public"],
                MAAT_CURVE_SECRETKEY=alice["secret"])
     # the entrant's side: a bot started again after each match, until told
@@ -346,6 +347,9 @@ try:
             os.killpg(entrant.pid, signal.SIGKILL)
     rc, text = stop(p, log)
     check(rc == 0, "the remote league stops gracefully (exit %d)" % rc)
+    rc, out, err = ladder("league", "status", r)
+    check(rc == 0 and ("token " + token) in out and "absent" in out,
+          "league status shows the remote entry's token and that it is absent")
 
     # ---- many machines: the queue, GNU parallel over two fake ssh hosts ----------------------------
     have_parallel = shutil.which("parallel") is not None
