@@ -272,8 +272,11 @@ static int cmd_status(int argc, char **argv)
         const char *name = json_string_value(json_object_get(v, "name"));
         const char *bot = json_string_value(json_object_get(v, "bot"));
         const char *detail = json_string_value(json_object_get(v, "detail"));
-        printf("  %-24s %-11s%s%s", bot, json_string_value(json_object_get(v,
-               "state")), detail ? " " : "", detail ? detail : "");
+        const char *state = json_string_value(json_object_get(v, "state"));
+        if (detail)
+            printf("  %-24s %-11s %s", bot, state, detail);
+        else
+            printf("  %-24s %s", bot, state);
         if (json_is_true(json_object_get(v, "remote"))) {
             char token[33];
             maat_error err = {0};
