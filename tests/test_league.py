@@ -20,6 +20,7 @@ the hostile test bot:
 - "queue": the league writes one command per match to DIR/queue for GNU
   parallel (two fake ssh hosts, each in its own directory) and merges the
   shards that come back: it is the only writer of its ladders.
+- the league examples of README.md and docs/LEAGUE.md run as written.
 Config and command-line errors name the file and field or the option.
 
 Waiting for the league (a separate process) is done by polling its files
@@ -350,6 +351,38 @@ try:
     rc, out, err = ladder("league", "status", r)
     check(rc == 0 and ("token " + token) in out and "absent" in out,
           "league status shows the remote entry's token and that it is absent")
+
+    # ---- the docs' examples, as written (README and LEAGUE.md) ------------------------------------
+    root = os.environ.get("MAAT_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), ".."))
+    for doc, start_at in (("README.md", "## A league"), ("docs/LEAGUE.md", "## A league in five")):
+        text = open(os.path.join(root, doc)).read()
+        block = text[text.index(start_at):]
+        block = block[block.index("```sh\n") + 6:]
+        block = block[:block.index("```")]
+        cmds = [l.split("   #")[0] for l in block.splitlines()
+                if l.strip() and not l.startswith("xdg-open")]
+        ex = os.path.join(tmp, "example-" + os.path.basename(doc))
+        os.makedirs(ex)
+        os.symlink(BUILD, os.path.join(ex, "build"))
+        env = dict(os.environ)
+        ok = True
+        for c in cmds:
+            if SAN and " run " in c:
+                json_path = os.path.join(ex, "my-league", "league.json")
+                conf = json.load(open(json_path))
+                conf["referee_args"] = REF_ARGS
+                json.dump(conf, open(json_path, "w"))
+            r = subprocess.run(c, shell=True, cwd=ex, capture_output=True, text=True,
+                               timeout=600, env=env)
+            ok &= r.returncode == 0
+        evs = {(e["event"], e.get("bot")) for e in events(os.path.join(ex, "my-league"))}
+        want = {("ranked", "greedy.1"), ("ranked", "mcts.1")}
+        if "broken" in block:
+            want.add(("failed", "broken.1"))
+        check(ok and want <= evs and
+              os.path.exists(os.path.join(ex, "my-league", "site", "index.html")),
+              "%s's league example runs as written (%d commands): %s"
+              % (doc, len(cmds), sorted(want - evs)))
 
     # ---- many machines: the queue, GNU parallel over two fake ssh hosts ----------------------------
     have_parallel = shutil.which("parallel") is not None
