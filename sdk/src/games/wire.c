@@ -162,7 +162,9 @@ static char *w_message(char *p, const maat_wire *w, const maat_wire_kind *k,
     int n = 1 + k->n_fields;
     p = w_name(p, &w->tag_hdr);
     p = w_name(p, &k->name_hdr);
-    const maat_wire_field *f = k->fields, *end = f + k->n_fields;
+    /* (a kind with no fields may have fields == NULL: NULL + 0 is UB) */
+    const maat_wire_field *f = k->fields,
+                          *end = f ? f + k->n_fields : f;
     for (; f < end; f++) {
         if (f->type <= MAAT_WT_INT_OR_NIL) { /* the usual cases first */
             int v = arg[f->arg];
