@@ -25,7 +25,7 @@ void maat_fault_tally_add(maat_fault_tally *t, const maat_ladder_game *g,
 {
     int any = 0;
     t->games++;
-    for (int k = 0; k < LADDER_FAULT_KINDS; k++) {
+    for (int k = 0; k < MAAT_FAULT_KINDS; k++) {
         t->kinds[k] += g->faults[seat][k];
         any |= g->faults[seat][k] > 0;
     }
@@ -53,7 +53,7 @@ void maat_fault_tally_log(const maat_fault_tally *t, const char *ladder,
 
 int maat_fault_tally_broken(const maat_fault_tally *t, double share)
 {
-    return t->kinds[LADDER_FAULT_NO_HELLO] > 0 ||
+    return t->kinds[MAAT_FAULT_NO_HELLO] > 0 ||
            (t->faulty_games >= MAAT_FAULT_MIN_GAMES &&
             t->faulty_games > share * t->games);
 }
@@ -62,7 +62,7 @@ void maat_fault_tally_describe(const maat_fault_tally *t, char *buf,
                                size_t len)
 {
     int events = 0;
-    for (int k = 0; k < LADDER_FAULT_KINDS; k++)
+    for (int k = 0; k < MAAT_FAULT_KINDS; k++)
         events += t->kinds[k];
     if (!events) {
         snprintf(buf, len, "0 faults in %d game%s", t->games,
@@ -72,10 +72,10 @@ void maat_fault_tally_describe(const maat_fault_tally *t, char *buf,
     int n = snprintf(buf, len, "%d fault%s in %d of %d games (", events,
                      events == 1 ? "" : "s", t->faulty_games, t->games);
     const char *sep = "";
-    for (int k = 0; k < LADDER_FAULT_KINDS && n > 0 && (size_t)n < len; k++)
+    for (int k = 0; k < MAAT_FAULT_KINDS && n > 0 && (size_t)n < len; k++)
         if (t->kinds[k]) {
             n += snprintf(buf + n, len - (size_t)n, "%s%s %d", sep,
-                          maat_ladder_fault_names[k], t->kinds[k]);
+                          maat_fault_names[k], t->kinds[k]);
             sep = ", ";
         }
     if (n > 0 && (size_t)n < len)

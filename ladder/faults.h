@@ -25,7 +25,7 @@ enum { MAAT_EBROKEN = 64 };
 typedef struct maat_fault_tally {
     int games;        /* games played */
     int faulty_games; /* games with at least one fault */
-    int kinds[LADDER_FAULT_KINDS]; /* fault events by kind */
+    int kinds[MAAT_FAULT_KINDS]; /* fault events by kind */
     char first_game[96];           /* the first game with a fault ... */
     char first_detail[512];        /* ... its first fault, "kind: detail" */
     char first_log[512];           /* ... the bot's log as the ladder line

@@ -6,69 +6,6 @@
 
 #include "ladder_file.h"
 
-const char *const maat_ladder_fault_names[LADDER_FAULT_KINDS] = {
-    "timeout", "illegal", "malformed", "crash", "no_hello"};
-
-static int str_field(json_t *o, const char *key, char *out, size_t len)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    if (!s || strlen(s) >= len)
-        return -1;
-    memcpy(out, s, strlen(s) + 1);
-    return 0;
-}
-
-/* Check and copy one parsed line; a message in `why` when it is not a
- * ladder line we understand. */
-int maat_ladder_parse(json_t *j, maat_ladder_game *g, const char **why)
-{
-    memset(g, 0, sizeof *g);
-    g->line = j;
-    json_t *bots = json_object_get(j, "bots"), *ranks = json_object_get(j, "ranks");
-    json_t *scores = json_object_get(j, "scores"), *out = json_object_get(j, "out");
-    json_t *faults = json_object_get(j, "faults");
-    *why = "not a JSON object";
-    if (!json_is_object(j))
-        return -1;
-    *why = "unknown version (field 'v' must be 1)";
-    if (json_integer_value(json_object_get(j, "v")) != 1)
-        return -1;
-    *why = "field 'id' or 'game' missing or too long";
-    if (str_field(j, "id", g->id, sizeof g->id) ||
-        str_field(j, "game", g->game, sizeof g->game))
-        return -1;
-    g->seats = (int)json_integer_value(json_object_get(j, "seats"));
-    *why = "field 'seats' must be 1..8 and match bots, ranks and scores";
-    if (g->seats < 1 || g->seats > MAAT_MAX_SEATS ||
-        json_array_size(bots) != (size_t)g->seats ||
-        json_array_size(ranks) != (size_t)g->seats ||
-        json_array_size(scores) != (size_t)g->seats)
-        return -1;
-    for (int s = 0; s < g->seats; s++) {
-        const char *b = json_string_value(json_array_get(bots, s));
-        json_t *r = json_array_get(ranks, s);
-        *why = "bots must be strings of at most 63 bytes, ranks 1..seats";
-        if (!b || strlen(b) >= sizeof g->bot[s] || !json_is_integer(r) ||
-            json_integer_value(r) < 1 || json_integer_value(r) > g->seats)
-            return -1;
-        strcpy(g->bot[s], b);
-        g->rank[s] = (int)json_integer_value(r);
-        g->score[s] = (int)json_integer_value(json_array_get(scores, s));
-        g->out[s] = json_is_true(json_array_get(out, s));
-    }
-    size_t i;
-    json_t *f;
-    json_array_foreach(faults, i, f) {
-        json_int_t seat = json_integer_value(json_object_get(f, "seat"));
-        const char *kind = json_string_value(json_object_get(f, "kind"));
-        for (int k = 0; kind && k < LADDER_FAULT_KINDS; k++)
-            if (seat >= 0 && seat < g->seats &&
-                !strcmp(kind, maat_ladder_fault_names[k]))
-                g->faults[seat][k]++;
-    }
-    return 0;
-}
-
 static size_t hash_id(const char *s)
 {
     uint64_t h = 0xcbf29ce484222325ULL;

@@ -13,23 +13,9 @@
 #include <jansson.h>
 
 #include "maat/game.h"
-
-/* as maat-referee, in its order */
-enum { LADDER_FAULT_TIMEOUT, LADDER_FAULT_ILLEGAL, LADDER_FAULT_MALFORMED,
-       LADDER_FAULT_CRASH, LADDER_FAULT_NO_HELLO, LADDER_FAULT_KINDS };
-extern const char *const maat_ladder_fault_names[LADDER_FAULT_KINDS];
-
-typedef struct maat_ladder_game {
-    char id[96];
-    char game[32];
-    int seats;
-    char bot[MAAT_MAX_SEATS][64]; /* by seat */
-    int rank[MAAT_MAX_SEATS];
-    int score[MAAT_MAX_SEATS];
-    int out[MAAT_MAX_SEATS];
-    int faults[MAAT_MAX_SEATS][LADDER_FAULT_KINDS];
-    json_t *line; /* the parsed line, owned */
-} maat_ladder_game;
+/* one line (maat_ladder_game, maat_ladder_parse) and the fault kinds have
+ * one owner, the record library: record/ladder_line.h, outcome.h */
+#include "ladder_line.h"
 
 typedef struct maat_ladder {
     maat_ladder_game *games;
@@ -65,9 +51,6 @@ int maat_ladder_follow(maat_ladder *l, maat_ladder_cursor *c, FILE *report,
                        maat_error *err);
 void maat_ladder_free(maat_ladder *l);
 
-/* Check and copy one parsed ladder line into g (g->line = j, not owned);
- * -1 with a message in *why when it is not a line we understand. */
-int maat_ladder_parse(json_t *j, maat_ladder_game *g, const char **why);
 
 /* Reading without keeping: every game of the lines from c->offset on is
  * handed to `each` with its parsed line in g->line, freed after the call

@@ -64,8 +64,8 @@ static json_t *standings(const maat_board *b, const int *order)
         const maat_board_entry *e = entry_of(b, r->bot);
         json_t *faults = json_object();
         int total = 0;
-        for (int f = 0; f < LADDER_FAULT_KINDS; f++) {
-            json_object_set_new(faults, maat_ladder_fault_names[f],
+        for (int f = 0; f < MAAT_FAULT_KINDS; f++) {
+            json_object_set_new(faults, maat_fault_names[f],
                                 json_integer(r->faults[f]));
             total += r->faults[f];
         }
@@ -146,7 +146,7 @@ static json_t *recent(const maat_board *b)
                *scores = json_array(), *faults = json_array();
         for (int s = 0; s < g.seats; s++) {
             int n = 0;
-            for (int f = 0; f < LADDER_FAULT_KINDS; f++)
+            for (int f = 0; f < MAAT_FAULT_KINDS; f++)
                 n += g.faults[s][f];
             json_array_append_new(bots, json_string(g.bot[s]));
             json_array_append_new(ranks, json_integer(g.rank[s]));

@@ -583,14 +583,14 @@ static int ranked_game(void *ctx, const maat_ladder_game *g, int *taken)
         const maat_entry *e;
         const maat_version *ver = maat_entries_find_bot(&L->es, g->bot[s], &e);
         if (!L->loading && ver && !ver->command &&
-            g->faults[s][LADDER_FAULT_NO_HELLO]) {
+            g->faults[s][MAAT_FAULT_NO_HELLO]) {
             v->absent_until = now_s() + L->c.retry;
             if (!v->absent_said++)
                 event(L, "absent", e->name, ver->v, ver->bot, "the remote "
                       "bot did not connect: the game counts against it; it "
                       "plays again after the retry time", g->id, NULL);
         } else if (ver && !ver->command &&
-                   !g->faults[s][LADDER_FAULT_NO_HELLO]) {
+                   !g->faults[s][MAAT_FAULT_NO_HELLO]) {
             v->absent_said = 0;
         }
     }
@@ -628,10 +628,10 @@ static int validation_game(void *ctx, const maat_ladder_game *g, int *taken)
             return -1;
         maat_fault_tally ft = {0};
         maat_fault_tally_add(&ft, g, s);
-        int others = ft.kinds[LADDER_FAULT_TIMEOUT] +
-                     ft.kinds[LADDER_FAULT_ILLEGAL] +
-                     ft.kinds[LADDER_FAULT_MALFORMED] +
-                     ft.kinds[LADDER_FAULT_CRASH];
+        int others = ft.kinds[MAAT_FAULT_TIMEOUT] +
+                     ft.kinds[MAAT_FAULT_ILLEGAL] +
+                     ft.kinds[MAAT_FAULT_MALFORMED] +
+                     ft.kinds[MAAT_FAULT_CRASH];
         if (!ft.faulty_games) {
             v->clean++;
         } else if (!ver->command && !others) { /* a remote no-show */

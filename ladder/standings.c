@@ -126,7 +126,7 @@ int maat_standings_add(maat_standings *s, const maat_ladder_game *g,
         row->rank_sum += g->rank[k];
         row->score_sum += g->score[k];
         row->two_player_games += g->seats == 2;
-        for (int f = 0; f < LADDER_FAULT_KINDS; f++)
+        for (int f = 0; f < MAAT_FAULT_KINDS; f++)
             row->faults[f] += g->faults[k][f];
     }
     return MAAT_OK;
@@ -184,11 +184,11 @@ static void print_table(const maat_standings *s, FILE *f)
         if (!isnan(r->elo))
             snprintf(elo, sizeof elo, "%+.0f±%.0f", r->elo, r->elo_ci);
         char faults[128] = "", *p = faults;
-        for (int k = 0; k < LADDER_FAULT_KINDS; k++)
+        for (int k = 0; k < MAAT_FAULT_KINDS; k++)
             if (r->faults[k])
                 p += snprintf(p, sizeof faults - (size_t)(p - faults),
                               "%s%s:%d", p == faults ? "" : " ",
-                              maat_ladder_fault_names[k], r->faults[k]);
+                              maat_fault_names[k], r->faults[k]);
         int place = 1;
         for (int q = 0; q < i; q++)
             place += !strcmp(s->rows[q].game, game);
@@ -204,8 +204,8 @@ static void print_table(const maat_standings *s, FILE *f)
 static json_t *row_json(const maat_standing *r)
 {
     json_t *faults = json_object();
-    for (int k = 0; k < LADDER_FAULT_KINDS; k++)
-        json_object_set_new(faults, maat_ladder_fault_names[k],
+    for (int k = 0; k < MAAT_FAULT_KINDS; k++)
+        json_object_set_new(faults, maat_fault_names[k],
                             json_integer(r->faults[k]));
     json_t *o = json_pack("{s:s, s:s, s:f, s:f, s:f, s:i, s:i, s:f, s:f, s:o}",
         "bot", r->bot, "game", r->game, "rating",
@@ -235,8 +235,8 @@ void maat_standings_print(const maat_standings *s, const char *format,
     } else if (!strcmp(format, "csv")) {
         fprintf(f, "game,bot,rating,mu,sigma,games,wins,avg_rank,avg_score,"
                    "elo,elo_ci95");
-        for (int k = 0; k < LADDER_FAULT_KINDS; k++)
-            fprintf(f, ",%s", maat_ladder_fault_names[k]);
+        for (int k = 0; k < MAAT_FAULT_KINDS; k++)
+            fprintf(f, ",%s", maat_fault_names[k]);
         fputc('\n', f);
         for (int i = 0; i < s->count; i++) {
             const maat_standing *r = &s->rows[i];
@@ -249,7 +249,7 @@ void maat_standings_print(const maat_standings *s, const char *format,
                 fprintf(f, ",");
             else
                 fprintf(f, "%.2f,%.2f", r->elo, r->elo_ci);
-            for (int k = 0; k < LADDER_FAULT_KINDS; k++)
+            for (int k = 0; k < MAAT_FAULT_KINDS; k++)
                 fprintf(f, ",%d", r->faults[k]);
             fputc('\n', f);
         }

@@ -15,7 +15,7 @@ typedef struct maat_standing {
     maat_rating rating;
     int games, wins; /* a shared first place counts as a win */
     double rank_sum, score_sum;
-    int faults[LADDER_FAULT_KINDS];
+    int faults[MAAT_FAULT_KINDS];
     int two_player_games;
     double elo, elo_ci; /* NAN when the bot has no 2-player games */
 } maat_standing;

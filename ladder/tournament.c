@@ -475,7 +475,7 @@ static void follow(const maat_tournament *t, follower *f, FILE *report)
         const maat_ladder_game *g = &f->l.games[f->seen];
         if (f->seen >= f->at_start)
             for (int s = 0; s < g->seats; s++)
-                for (int k = 0; k < LADDER_FAULT_KINDS; k++)
+                for (int k = 0; k < MAAT_FAULT_KINDS; k++)
                     f->faults += g->faults[s][k];
         if (strcmp(g->game, t->game))
             continue;

@@ -2,8 +2,9 @@
  *
  * Records are JSON written with a fixed key order and one decision per
  * line, so they diff well and are byte-identical for identical games.
- * Ladder lines are appended under an exclusive flock in a single write,
- * then fsync'd: many referees may share one ladder file. */
+ * A ladder line is a finished game's fields handed to the record library
+ * (record/ladder_line.c owns the line's format, for the ladder's reader
+ * too, and appends it safely for many referees at once). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
@@ -208,134 +209,29 @@ int maat_record_write(const maat_game_result *r, const char *path,
     return MAAT_OK;
 }
 
-/* ---- the ladder line ------------------------------------------------ */
-
-static json_t *ladder_json(const maat_game_result *r)
-{
-    char id[MAAT_MAX_MATCH_ID + 16], when[32];
-    snprintf(id, sizeof id, "%s-%d", r->match_id, r->game_index);
-    time_t now = time(NULL);
-    struct tm tm;
-    gmtime_r(&now, &tm);
-    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    json_t *bots = json_array(), *ranks = json_array(), *scores = json_array(),
-           *out = json_array();
-    for (int s = 0; s < r->seats; s++) {
-        json_array_append_new(bots, json_string(r->bot_names[s]));
-        json_array_append_new(ranks, json_integer(r->ranks[s]));
-        json_array_append_new(scores, json_integer(r->scores[s].total));
-        json_array_append_new(out, json_boolean(r->out[s]));
-    }
-    char seed[MAAT_SEED_TEXT];
-    maat_seed_format(&r->seed, seed);
-    return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:o, "
-                     "s:o, s:o, s:o, s:O, s:I, s:I}",
-                     "v", 1, "id", id, "match", r->match_id, "time", when,
-                     "game", r->rules->name, "rules_version",
-                     r->rules->rules_version, "seed", seed,
-                     "game_index", r->game_index, "seats", r->seats, "bots",
-                     bots, "ranks", ranks, "scores", scores, "out", out,
-                     "faults", r->faults, "decisions",
-                     (json_int_t)r->n_decisions, "duration_ms",
-                     (json_int_t)r->duration_ms);
-}
-
-/* `file` as the ladder line names it: relative to the ladder file's
- * directory when it lies under it, else absolute (or as given, when it
- * cannot be resolved). */
-static json_t *path_from(const char *ladder, const char *file)
-{
-    char dir[4096], abs_dir[4096], abs_file[4096];
-    const char *slash = strrchr(ladder, '/');
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - ladder) : 1,
-             slash ? ladder : ".");
-    if (slash == ladder)
-        snprintf(dir, sizeof dir, "/");
-    if (!realpath(dir, abs_dir) || !realpath(file, abs_file))
-        return json_string(file);
-    size_t n = strlen(abs_dir);
-    if (strncmp(abs_file, abs_dir, n) == 0 && abs_file[n] == '/')
-        return json_string(abs_file + n + 1);
-    return json_string(abs_file);
-}
+/* ---- the ladder line (its format: record/ladder_line.c) ---------------- */
 
 int maat_ladder_append(const maat_game_result *r, const char *path,
                        maat_error *err)
 {
-    json_t *j = ladder_json(r);
-    if (j && r->record_file)
-        json_object_set_new(j, "record", path_from(path, r->record_file));
-    int any_log = 0;
+    const char *bots[MAAT_MAX_SEATS];
+    int scores[MAAT_MAX_SEATS];
+    char seed[MAAT_SEED_TEXT];
+    for (int s = 0; s < r->seats; s++) {
+        bots[s] = r->bot_names[s];
+        scores[s] = r->scores[s].total;
+    }
+    maat_seed_format(&r->seed, seed);
+    maat_ladder_line l = {
+        .match_id = r->match_id, .game_index = r->game_index,
+        .game = r->rules->name, .rules_version = r->rules->rules_version,
+        .seed = seed, .seats = r->seats, .bots = bots, .ranks = r->ranks,
+        .scores = scores, .out = r->out, .faults = r->faults,
+        .decisions = r->n_decisions, .duration_ms = r->duration_ms,
+        .record_file = r->record_file};
     for (int s = 0; s < r->seats; s++)
-        any_log |= r->log_files[s] != NULL;
-    if (j && any_log) {
-        json_t *logs = json_array();
-        for (int s = 0; s < r->seats; s++)
-            json_array_append_new(logs, r->log_files[s]
-                                  ? path_from(path, r->log_files[s])
-                                  : json_null());
-        json_object_set_new(j, "logs", logs);
-    }
-    char *line = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(j);
-    if (!line)
-        return maat_error_set(err, MAAT_EIO, "%s: cannot encode the ladder "
-                              "line (a name or detail is not UTF-8)", path);
-    int rc = maat_jsonl_append(path, line, strlen(line), err);
-    free(line);
-    return rc;
-}
-
-/* Open the ladder file for appending, creating it.  Only a regular file
- * will do: a FIFO or a device would block the referee or swallow lines. */
-static int open_ladder(const char *path, maat_error *err)
-{
-    struct stat st;
-    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-        maat_error_set(err, MAAT_EIO, "%s: the ladder file must be a regular "
-                       "file", path);
-        return -1;
-    }
-    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-                  O_NONBLOCK, 0644);
-    if (fd < 0) {
-        maat_error_set(err, MAAT_EIO, "%s: cannot open the ladder file: %s",
-                       path, strerror(errno));
-        return -1;
-    }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        close(fd);
-        maat_error_set(err, MAAT_EIO, "%s: the ladder file must be a regular "
-                       "file", path);
-        return -1;
-    }
-    return fd;
-}
-
-/* Can `path` be created: its directory exists and is writable? */
-static int can_create(const char *path, const char *what, maat_error *err)
-{
-    char dir[1024];
-    const char *slash = strrchr(path, '/');
-    if (!slash)
-        snprintf(dir, sizeof dir, ".");
-    else
-        snprintf(dir, sizeof dir, "%.*s", (int)(slash - path + 1), path);
-    if (access(dir, W_OK | X_OK) != 0)
-        return maat_error_set(err, MAAT_EIO, "%s: cannot write the %s "
-                              "there: %s", path, what, strerror(errno));
-    return MAAT_OK;
-}
-
-int maat_ladder_check_writable(const char *path, maat_error *err)
-{
-    if (access(path, F_OK) != 0) /* created by the first line */
-        return can_create(path, "ladder file", err);
-    int fd = open_ladder(path, err);
-    if (fd < 0)
-        return err->code;
-    close(fd);
-    return MAAT_OK;
+        l.log_files[s] = r->log_files[s];
+    return maat_ladder_line_append(&l, path, err);
 }
 
 int maat_record_check_writable(const char *path, int games, maat_error *err)
@@ -347,59 +243,6 @@ int maat_record_check_writable(const char *path, int games, maat_error *err)
     if (stat(first, &st) == 0 && !S_ISREG(st.st_mode))
         return maat_error_set(err, MAAT_EIO, "%s: the record must be a "
                               "regular file", first);
-    return can_create(first, "record", err);
+    return maat_file_creatable(first, "record", err);
 }
 
-int maat_jsonl_append(const char *path, const char *line, size_t len,
-                      maat_error *err)
-{
-    char *buf = malloc(len + 2);
-    if (!buf)
-        return maat_error_set(err, MAAT_ENOMEM, "out of memory");
-    int rc = MAAT_OK;
-    int fd = open_ladder(path, err);
-    if (fd < 0) {
-        rc = err->code;
-        goto out;
-    }
-    if (flock(fd, LOCK_EX) != 0) {
-        rc = maat_error_set(err, MAAT_EIO, "%s: cannot lock the ladder "
-                            "file: %s", path, strerror(errno));
-        goto out;
-    }
-    /* A writer killed mid-line leaves no newline at the end; start on a
-     * fresh line so that torn line cannot swallow ours. */
-    size_t off = 0;
-    struct stat st = {0};
-    char last = '\n';
-    if (fstat(fd, &st) == 0 && st.st_size > 0) {
-        int rfd = open(path, O_RDONLY | O_CLOEXEC);
-        if (rfd >= 0) {
-            if (pread(rfd, &last, 1, st.st_size - 1) != 1)
-                last = '\n';
-            close(rfd);
-        }
-    }
-    if (last != '\n')
-        buf[off++] = '\n';
-    memcpy(buf + off, line, len);
-    off += len;
-    buf[off++] = '\n';
-    ssize_t w = write(fd, buf, off);
-    if (w >= 0 && w < (ssize_t)off) {
-        /* a short write is a full disk or quota: take the torn line back
-         * so the file stays whole lines */
-        if (ftruncate(fd, st.st_size) != 0) { /* nothing more to do */ }
-        rc = maat_error_set(err, MAAT_EIO, "%s: only %zd of %zu bytes of "
-                            "the ladder line were written (disk full?)",
-                            path, w, off);
-    } else if (w < 0 || fsync(fd) != 0) {
-        rc = maat_error_set(err, MAAT_EIO, "%s: cannot append to the ladder "
-                            "file: %s", path, strerror(errno));
-    }
-out:
-    if (fd >= 0)
-        close(fd); /* also releases the lock */
-    free(buf);
-    return rc;
-}

@@ -11,6 +11,7 @@
 #include <jansson.h>
 
 #include "maat/game.h"
+#include "ladder_line.h" /* the line's format, maat_jsonl_append */
 
 typedef struct maat_game_result {
     const maat_rules *rules;
@@ -44,19 +45,16 @@ void maat_record_path(const char *base, int games, int index, char *out,
 int maat_record_write(const maat_game_result *r, const char *path,
                       maat_error *err);
 
-/* Before a match: can a record (game 0 of `games`) be written at path, and
- * can the ladder file be appended to?  MAAT_EIO with err naming the path
- * and the reason otherwise (a directory that does not exist, no
- * permission, a FIFO). */
+/* Before a match: can a record (game 0 of `games`) be written at path?
+ * MAAT_EIO with err naming the path and the reason otherwise (a directory
+ * that does not exist, no permission, a FIFO).  The ladder file's check is
+ * maat_ladder_check_writable (ladder_line.h). */
 int maat_record_check_writable(const char *path, int games, maat_error *err);
-int maat_ladder_check_writable(const char *path, maat_error *err);
 
-/* Append one line; safe with many writers (flock + one write + fsync). */
+/* Append the game's line (its fields: record/ladder_line.c); safe with
+ * many writers (flock + one write + fsync). */
 int maat_ladder_append(const maat_game_result *r, const char *path,
                        maat_error *err);
-/* The same for any one-line JSON text (no newline in it). */
-int maat_jsonl_append(const char *path, const char *line, size_t len,
-                      maat_error *err);
 
 /* Re-simulate a record; print each difference to `report`, and with
  * `verbose` every decision and the position after it.  Returns the number

@@ -82,7 +82,7 @@ static void row(FILE *f, const maat_ladder_game *g, const char *href)
     fputs("</td><td>", f);
     for (int s = 0; s < g->seats; s++) {
         int faults = 0;
-        for (int k = 0; k < LADDER_FAULT_KINDS; k++)
+        for (int k = 0; k < MAAT_FAULT_KINDS; k++)
             faults += g->faults[s][k];
         fprintf(f, "<span class=\"seat r%d%s\">%d. ", g->rank[s] == 1,
                 g->out[s] ? " out" : "", g->rank[s]);

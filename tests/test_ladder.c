@@ -674,7 +674,7 @@ static void test_standings(void)
         maat_rating r;
         int games, wins;
         double avg_rank, avg_score;
-        int faults[LADDER_FAULT_KINDS]; /* timeout illegal malformed crash
+        int faults[MAAT_FAULT_KINDS]; /* timeout illegal malformed crash
                                            no_hello */
         int two_player;
     } want[] = {
@@ -712,10 +712,10 @@ static void test_standings(void)
               want[w].game, row->rank_sum / row->games,
               row->score_sum / row->games, want[w].avg_rank,
               want[w].avg_score);
-        for (int k = 0; k < LADDER_FAULT_KINDS; k++)
+        for (int k = 0; k < MAAT_FAULT_KINDS; k++)
             CHECK(row->faults[k] == want[w].faults[k],
                   "%s/%s: %s faults %d, want %d", want[w].bot, want[w].game,
-                  maat_ladder_fault_names[k], row->faults[k],
+                  maat_fault_names[k], row->faults[k],
                   want[w].faults[k]);
         CHECK(row->rating.mu == want[w].r.mu &&
                   row->rating.sigma == want[w].r.sigma,

@@ -1,0 +1,75 @@
+/* ladder_line.h -- the ladder line, written and read in one place.
+ *
+ * A ladder file is JSON Lines, one finished game per line (format:
+ * docs/FORMATS.md).  maat-referee --ladder writes them (referee/record.c
+ * fills a maat_ladder_line), maat-ladder reads them (ladder/ladder_file.c
+ * turns each into a maat_ladder_game): both through this file, so the
+ * fields, their order and their checks have one owner.  Fault kinds are
+ * outcome.h's.
+ *
+ * Appending is safe with many writers: an exclusive flock, one write of
+ * the whole line, fsync; a line torn by a killed writer is never glued to
+ * the next one, and a short write (a full disk) is taken back.
+ */
+#ifndef MAAT_LADDER_LINE_H
+#define MAAT_LADDER_LINE_H
+
+#include <stdint.h>
+#include <jansson.h>
+
+#include "maat/error.h"
+#include "maat/game.h"
+#include "outcome.h"
+
+/* What the referee knows of a finished game, for its line. */
+typedef struct maat_ladder_line {
+    const char *match_id;
+    int game_index;
+    const char *game, *rules_version;
+    const char *seed; /* its text (docs/RNG.md) */
+    int seats;
+    const char *const *bots; /* by seat */
+    const int *ranks;        /* match ranks */
+    const int *scores;
+    const int *out;          /* 1 = the seat was out */
+    json_t *faults;          /* borrowed: the record's faults array */
+    int64_t decisions, duration_ms;
+    /* the game's record and each seat's log, as written (NULL: none); the
+     * line names them relative to the ladder file's directory */
+    const char *record_file;
+    const char *log_files[MAAT_MAX_SEATS];
+} maat_ladder_line;
+
+/* Append l's line to the ladder file at path (created when missing):
+ * MAAT_EIO naming the path and the reason when it cannot be. */
+int maat_ladder_line_append(const maat_ladder_line *l, const char *path,
+                            maat_error *err);
+/* Append any one-line JSON text (no newline in it) the same safe way. */
+int maat_jsonl_append(const char *path, const char *line, size_t len,
+                      maat_error *err);
+/* Before a match: can path be appended to (a regular file, or one its
+ * directory lets us create)?  MAAT_EIO naming it otherwise. */
+int maat_ladder_check_writable(const char *path, maat_error *err);
+
+/* One line as the ladder reads it. */
+typedef struct maat_ladder_game {
+    char id[96];
+    char game[32];
+    int seats;
+    char bot[MAAT_MAX_SEATS][64]; /* by seat */
+    int rank[MAAT_MAX_SEATS];
+    int score[MAAT_MAX_SEATS];
+    int out[MAAT_MAX_SEATS];
+    int faults[MAAT_MAX_SEATS][MAAT_FAULT_KINDS];
+    json_t *line; /* the parsed line */
+} maat_ladder_game;
+
+/* Check and copy one parsed line into g (g->line = j, not owned); -1 with
+ * a message in *why when it is not a ladder line we understand. */
+int maat_ladder_parse(json_t *j, maat_ladder_game *g, const char **why);
+
+/* Can a file be created at path (its directory exists and is writable)?
+ * MAAT_EIO with "path: cannot write the WHAT there: reason" otherwise. */
+int maat_file_creatable(const char *path, const char *what, maat_error *err);
+
+#endif
