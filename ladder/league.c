@@ -362,6 +362,8 @@ typedef struct league {
     char *events[MAX_EVENTS]; /* JSON lines, the latest last */
     int n_events;
     int idle_said;
+    int failures;             /* ranked matches failed in a row */
+    double pause_until;       /* ... and no ranked match before this */
     char curve_file[4200], curve_public[64];
 } league;
 
@@ -450,7 +452,9 @@ static void event(league *L, const char *what, const char *entry, int version,
     L->dirty = 1;
 }
 
-/* The last events of DIR/events.jsonl, for the page after a restart. */
+/* The last events of DIR/events.jsonl, for the page after a restart; and
+ * the versions that failed because their validation match could not be
+ * held, which no ladder line says. */
 static void load_events(league *L)
 {
     char file[4200], *line = NULL;
@@ -462,6 +466,21 @@ static void load_events(league *L)
         if (line[n - 1] != '\n')
             break;
         line[n - 1] = 0;
+        json_t *j = json_loads(line, 0, NULL);
+        const char *what = json_string_value(json_object_get(j, "event"));
+        const char *bot = json_string_value(json_object_get(j, "bot"));
+        const char *why = json_string_value(json_object_get(j, "detail"));
+        const char *game = json_string_value(json_object_get(j, "game"));
+        vinfo *v = what && bot && why && game && !strcmp(what, "failed") &&
+                           strstr(why, "could not be held")
+                       ? vinfo_get(L, bot)
+                       : NULL;
+        if (v && !v->failed) {
+            v->failed = 1;
+            snprintf(v->why, sizeof v->why, "%s", why);
+            snprintf(v->game, sizeof v->game, "%s", game);
+        }
+        json_decref(j);
         char *copy = strdup(line);
         if (copy)
             remember_event(L, copy);
@@ -1217,6 +1236,8 @@ static void schedule(league *L)
                 break;
             continue;
         }
+        if (now_s() < L->pause_until)
+            break; /* ranked matches kept failing: a pause */
         if (!next_ranked(L, &u)) {
             int ranked = 0;
             for (int i = 0; i < L->n_vi; i++)
@@ -1237,10 +1258,33 @@ static void schedule(league *L)
 
 /* ---- matches ending ----------------------------------------------------- */
 
+/* A match is over.  One that failed (`how`) is reported; a validation
+ * match that could not be held fails its version (its bot is the one new
+ * thing in it), and ranked matches that keep failing make the league wait
+ * 2, 4, 8 ... up to 300 seconds before the next one, so a broken referee
+ * or endpoint does not spin. */
 static void finished(league *L, int r, const char *how)
 {
-    if (how)
-        event(L, "match failed", NULL, 0, NULL, how, L->run[r].id, NULL);
+    match *m = &L->run[r];
+    if (how) {
+        event(L, "match failed", NULL, 0, NULL, how, m->id, NULL);
+        vinfo *v = m->kind == KIND_VALIDATION ? vinfo_get(L, m->bot[0])
+                                              : NULL;
+        if (v && !v->failed) {
+            v->failed = 1;
+            snprintf(v->why, sizeof v->why, "its validation match could "
+                     "not be held: %s (the referee's message is on the "
+                     "league's stderr)", how);
+            snprintf(v->game, sizeof v->game, "%s", m->id);
+            v->log[0] = 0;
+        }
+        if (m->kind == KIND_RANKED) {
+            L->failures++;
+            L->pause_until = now_s() + fmin(300, exp2(L->failures));
+        }
+    } else if (m->kind == KIND_RANKED) {
+        L->failures = 0;
+    }
     L->run[r] = L->run[--L->n_run];
 }
 

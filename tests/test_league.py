@@ -115,14 +115,17 @@ def stop(p, log, sig=signal.SIGTERM):
 
 
 def no_lost_match(d):
-    """Every match number below the counter left all its games."""
+    """Every match number below the counter left all its games, but those
+    the referee could not hold (an event says so)."""
     per = {}
     for f in ("ladder.jsonl", "validation.jsonl"):
         for g in lines(os.path.join(d, f)):
             per.setdefault(g["match"], set()).add(g["game_index"])
     n = counter(d)
     seats = json.load(open(os.path.join(d, "league.json")))["seats"]
-    missing = [k for k in range(n) if len(per.get("m%d" % k, per.get("v%d" % k, ()))) != seats]
+    failed = {e.get("game") for e in events(d) if e["event"] == "match failed"}
+    missing = [k for k in range(n) if len(per.get("m%d" % k, per.get("v%d" % k, ()))) != seats
+               and "m%d" % k not in failed and "v%d" % k not in failed]
     return missing
 
 
@@ -192,6 +195,14 @@ try:
           "the failure names the fault and the game: %s" % f)
     check(f.get("log") and os.path.exists(os.path.join(d, f["log"])),
           "... and a log that exists: %s" % f.get("log"))
+    # a program that does not exist: its validation match cannot be held
+    ladder("league", "add", d, "ghost", "/nonexistent/ghost-bot")
+    wait_for(lambda: has_event(d, "failed", "ghost.1"), "an entry the referee cannot start "
+             "fails validation", proc=p)
+    f = (has_event(d, "failed", "ghost.1") or [{}])[0]
+    check("could not be held" in f.get("detail", "") and
+          len([e for e in events(d) if e["event"] == "match failed"]) == 1,
+          "... once, saying its validation match could not be held: %s" % f.get("detail"))
     # a file dropped into the directory
     drop(d, "mcts", {"command": os.path.join(os.path.dirname(RANDOM), "maat-mcts") +
                      " --iterations 30"})
@@ -230,7 +241,7 @@ try:
     got = {r["bot"]: (r["rating"], r["games"]) for r in doc["standings"]}
     check(got == want, "the page's standings are the ladder file's: %s / %s" % (got, want))
     states = {e["bot"]: e["state"] for e in doc["entries"]}
-    check(states.get("crashy.1") == "failed" and states.get("crashy.2") == "ranked" and
+    check(states.get("crashy.1") == "failed" and states.get("ghost.1") == "failed" and states.get("crashy.2") == "ranked" and
           states.get("greedy.1") == "retired" and states.get("random.1") == "retired" and
           states.get("mcts.1") == "ranked",
           "the page's entries have their states: %s" % states)
