@@ -32,7 +32,7 @@
 #include "referee_cmd.h"
 #include "tally.h"
 
-enum { MAX_JOBS = 256, MAX_EVENTS = 30 };
+enum { MAX_JOBS = 256, MAX_EVENTS = 30, MAX_REFEREE_ARGS = 256 };
 
 /* ---- the config --------------------------------------------------------- */
 
@@ -202,6 +202,11 @@ int maat_league_config_load(maat_league_config *c, const char *dir,
     if (args && !json_is_array(args)) {
         rc = bad_field(err, path, "referee_args", "must be an array of "
                        "strings");
+        goto out;
+    }
+    if (json_array_size(args) > MAX_REFEREE_ARGS) {
+        rc = bad_field(err, path, "referee_args", "has more than 256 "
+                       "arguments");
         goto out;
     }
     c->referee_args = calloc(json_array_size(args) + 1, sizeof(char *));
@@ -913,13 +918,12 @@ static void put_quoted(FILE *f, const char *s)
 
 /* The referee's argv for match `id` (maat_argv_free). */
 static char **match_argv(league *L, const lineup *u, const char *id,
-                         const char *ladder, char *const *extra_in,
-                         int n_extra_in)
+                         const char *ladder)
 {
-    char tokens[MAAT_MAX_SEATS][300], allow[MAAT_MAX_SEATS][128];
-    char record[4400], logs[4200], hello[16], games[16];
+    char tokens[MAAT_MAX_SEATS][300];
+    char record[4400], logs[4200];
     char key[4200], state[4200], entries[4200];
-    const char *extra[64 + 4 * MAAT_MAX_SEATS];
+    const char *extra[8 + MAX_REFEREE_ARGS];
     int n = 0;
     const char *base = L->c.queue ? L->abs : L->dir;
     snprintf(record, sizeof record, "%s/records/%s.json", base, id);
@@ -933,20 +937,12 @@ static char **match_argv(league *L, const lineup *u, const char *id,
     extra[n++] = state;
     extra[n++] = "--hide";
     extra[n++] = entries;
-    /* a remote bot cannot be restarted for each game of a duplicate set,
-     * and would remember the deal: its lineups rotate seats over a new
-     * deal per game instead (docs/LEAGUE.md) */
-    int duplicate = L->c.duplicate && !u->remote;
-    if (L->c.duplicate && u->remote) {
-        snprintf(games, sizeof games, "%d", u->seats);
-        extra[n++] = "--games";
-        extra[n++] = games;
-        extra[n++] = "--fixed-seats";
-    }
     maat_referee_cmd c = {
         .referee = L->c.referee, .game = L->c.game, .seed_file = key,
-        .seed_label = id, .duplicate = duplicate, .match_id = id,
-        .ladder = ladder, .log_dir = logs, .seats = u->seats};
+        .seed_label = id, .duplicate = L->c.duplicate, .match_id = id,
+        .ladder = ladder, .log_dir = logs, .seats = u->seats,
+        .endpoint = L->c.endpoint, .curve_key = L->curve_file,
+        .hello_time = L->c.hello_time};
     for (int k = 0; k < u->seats; k++) {
         c.name[k] = u->name[k];
         c.command[k] = u->ver[k] ? u->ver[k]->command : L->c.reference;
@@ -963,24 +959,10 @@ static char **match_argv(league *L, const lineup *u, const char *id,
                 snprintf(tokens[k], sizeof tokens[k], "%s", tok);
             }
             c.token[k] = tokens[k];
-            snprintf(allow[k], sizeof allow[k], "%s=%s", u->name[k],
-                     u->ver[k]->key);
-            extra[n++] = "--allow-key";
-            extra[n++] = allow[k];
+            c.key[k] = u->ver[k]->key;
         }
     }
-    if (u->remote) {
-        snprintf(hello, sizeof hello, "%d", L->c.hello_time);
-        extra[n++] = "--endpoint";
-        extra[n++] = L->c.endpoint;
-        extra[n++] = "--curve-key";
-        extra[n++] = L->curve_file;
-        extra[n++] = "--hello-time";
-        extra[n++] = hello;
-    }
-    for (int a = 0; a < n_extra_in && n < 60; a++)
-        extra[n++] = extra_in[a];
-    for (int a = 0; a < L->c.n_referee_args && n < 60 + 4 * MAAT_MAX_SEATS; a++)
+    for (int a = 0; a < L->c.n_referee_args; a++)
         extra[n++] = L->c.referee_args[a];
     c.extra = (char *const *)extra;
     c.n_extra = n;
@@ -1016,7 +998,7 @@ static int start_match(league *L, const lineup *u)
         char shard[4400], job[4400];
         snprintf(shard, sizeof shard, "%s/shards/%s.part", L->abs, m->id);
         snprintf(job, sizeof job, "%s/shards/%s.job", L->dir, m->id);
-        char **argv = match_argv(L, u, m->id, shard, NULL, 0);
+        char **argv = match_argv(L, u, m->id, shard);
         char queue[4200];
         snprintf(queue, sizeof queue, "%s/queue", L->dir);
         FILE *jf = fopen(job, "w"), *q = fopen(queue, "a");
@@ -1065,7 +1047,7 @@ static int start_match(league *L, const lineup *u)
             return -1;
         }
     } else {
-        char **argv = match_argv(L, u, m->id, ladder, NULL, 0);
+        char **argv = match_argv(L, u, m->id, ladder);
         m->pid = argv ? maat_referee_start(argv, -1, m->id) : -1;
         maat_argv_free(argv);
         if (m->pid < 0) {

@@ -77,12 +77,27 @@ char **maat_referee_argv(const maat_referee_cmd *c)
         push(&b, c->seed_file);
     }
     push(&b, "--quiet");
+    int remote = 0;
+    for (int s = 0; s < c->seats; s++)
+        remote |= c->token[s] != NULL;
     if (c->duplicate) {
         push(&b, "--games");
         push_num(&b, (unsigned long long)c->seats);
-        push(&b, "--same-deal");
+        if (!remote) {
+            push(&b, "--same-deal");
+            push(&b, "--fresh-bots");
+        }
         push(&b, "--fixed-seats");
-        push(&b, "--fresh-bots");
+    }
+    if (remote) {
+        push(&b, "--endpoint");
+        push(&b, c->endpoint);
+        push(&b, "--curve-key");
+        push(&b, c->curve_key);
+        if (c->hello_time > 0) {
+            push(&b, "--hello-time");
+            push_num(&b, (unsigned long long)c->hello_time);
+        }
     }
     for (int s = 0; s < c->seats; s++) {
         const char *what = c->token[s] ? c->token[s] : c->command[s];
@@ -96,6 +111,16 @@ char **maat_referee_argv(const maat_referee_cmd *c)
         push(&b, c->token[s] ? "--remote" : "--bot");
         push(&b, arg);
         free(arg);
+        if (c->token[s] && c->key[s]) {
+            char *allow = NULL;
+            if (asprintf(&allow, "%s=%s", c->name[s], c->key[s]) < 0) {
+                b.failed = 1;
+                break;
+            }
+            push(&b, "--allow-key");
+            push(&b, allow);
+            free(allow);
+        }
     }
     for (int a = 0; a < c->n_extra; a++)
         push(&b, c->extra[a]);

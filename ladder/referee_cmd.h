@@ -21,7 +21,8 @@ typedef struct maat_referee_cmd {
     const char *seed, *seed_file, *seed_label;
     int duplicate;         /* one deal once per seat rotation: --games
                               SEATS --same-deal --fixed-seats --fresh-bots
-                              (new bot processes for every game) */
+                              (new bot processes for every game); see the
+                              remote seats below */
     const char *match_id;  /* games are MATCH_ID-0, MATCH_ID-1, ... */
     const char *ladder;    /* the file the referee appends to */
     const char *log_dir;   /* the bots' stdout/stderr; NULL: discarded */
@@ -30,8 +31,16 @@ typedef struct maat_referee_cmd {
                               (overrides log_dir); NULL: none */
     int seats;
     const char *name[MAAT_MAX_SEATS], *command[MAAT_MAX_SEATS]; /* by seat */
-    const char *token[MAAT_MAX_SEATS]; /* set for a remote seat (no command):
-                                          --remote NAME=TOKEN */
+    /* A remote seat (docs/REMOTE.md) has a token instead of a command:
+     * --remote NAME=TOKEN --allow-key NAME=KEY, with the match's
+     * --endpoint, --curve-key (the referee's key pair file) and
+     * --hello-time (if > 0).  A remote process cannot be restarted between
+     * the games of a duplicate set and would remember the deal, so with a
+     * remote seat `duplicate` rotates the seats over a new deal per game
+     * (--games SEATS --fixed-seats) instead. */
+    const char *token[MAAT_MAX_SEATS], *key[MAAT_MAX_SEATS];
+    const char *endpoint, *curve_key;
+    int hello_time;
     char *const *extra;    /* more referee options, last (may override) */
     int n_extra;
 } maat_referee_cmd;
