@@ -371,8 +371,10 @@ static int cmd_demo(int argc, char **argv)
         t.key_file = NULL;
     t.games_dir = maat_tournament_games_dir(ladder);
     t.referee = maat_sibling("referee", "maat-referee");
-    maat_tour_bot bots[4] = {{"random", random}, {"random2", random},
-                             {"greedy", greedy}, {"mcts", mcts_cmd}};
+    maat_tour_bot bots[4] = {{"random", random, NULL, NULL},
+                             {"random2", random, NULL, NULL},
+                             {"greedy", greedy, NULL, NULL},
+                             {"mcts", mcts_cmd, NULL, NULL}};
     t.bots = bots;
     t.n_bots = 4;
     printf("maat-ladder demo: %d Pyramids matches (round robin of random, "

@@ -42,7 +42,7 @@ static const struct {
     {"ladder", JSON_STRING},    {"referee", JSON_STRING},
     {"referee_args", JSON_ARRAY}, {"bots", JSON_ARRAY},
     {"hero", JSON_STRING},      {"pin", JSON_TRUE},
-    {"keep", JSON_STRING},
+    {"keep", JSON_STRING},      {"remote", JSON_OBJECT},
 };
 
 static const char *type_name(json_type t)
@@ -77,7 +77,8 @@ static int check_fields(json_t *j, const char *path, maat_error *err)
             return maat_error_set(err, MAAT_EINVAL, "%s: unknown field '%s' "
                                   "(fields: name, game, seats, matches, "
                                   "format, duplicate, jobs, seed, ladder, "
-                                  "referee, referee_args, bots, hero, pin)",
+                                  "referee, referee_args, bots, hero, pin, "
+                                  "keep, remote)",
                                   path, key);
         json_type want = fields[k].type, got = json_typeof(v);
         if (got == JSON_FALSE)
@@ -88,6 +89,47 @@ static int check_fields(json_t *j, const char *path, maat_error *err)
                                   type_name(got));
     }
     return MAAT_OK;
+}
+
+/* "remote": {"endpoint", "curve_key", "hello_time"}: required with a
+ * remote bot, and only then; not with the ladder format, whose lineups
+ * are chosen as matches start (a league does that: docs/LEAGUE.md). */
+static int remote_config(maat_tournament *t, json_t *r, const char *path,
+                         maat_error *err)
+{
+    if (!t->n_remote && !r)
+        return MAAT_OK;
+    const char *ep = json_string_value(json_object_get(r, "endpoint"));
+    const char *key = json_string_value(json_object_get(r, "curve_key"));
+    json_t *hello = json_object_get(r, "hello_time");
+    const char *k;
+    json_t *v;
+    json_object_foreach(r, k, v)
+        if (strcmp(k, "endpoint") && strcmp(k, "curve_key") &&
+            strcmp(k, "hello_time"))
+            return maat_error_set(err, MAAT_EINVAL, "%s: remote: unknown "
+                                  "field '%s' (endpoint, curve_key, "
+                                  "hello_time)", path, k);
+    if (!t->n_remote)
+        return fail(err, path, "field 'remote' is for remote bots (a bot "
+                    "with a key and a token); there is none");
+    if (!ep || !key)
+        return fail(err, path, "remote bots need \"remote\": {\"endpoint\": "
+                    "\"tcp://0.0.0.0:5555\", \"curve_key\": \"referee.key\"} "
+                    "(docs/REMOTE.md)");
+    if (hello && (!json_is_integer(hello) || json_integer_value(hello) < 1 ||
+                  json_integer_value(hello) > 3600000))
+        return fail(err, path, "remote: field 'hello_time' must be a whole "
+                    "number of milliseconds from 1 to 3600000");
+    if (t->format == TOUR_LADDER)
+        return fail(err, path, "the ladder format takes no remote bots: a "
+                    "league does (docs/LEAGUE.md)");
+    t->endpoint = strdup(ep);
+    t->curve_key = strdup(key);
+    t->hello_time = hello ? (int)json_integer_value(hello) : 0;
+    return t->endpoint && t->curve_key
+               ? MAAT_OK
+               : maat_error_set(err, MAAT_ENOMEM, "out of memory");
 }
 
 int maat_tournament_load(maat_tournament *t, const char *path,
@@ -220,15 +262,29 @@ int maat_tournament_load(maat_tournament *t, const char *path,
     json_array_foreach(bots, i, v) {
         const char *bn = json_string_value(json_object_get(v, "name"));
         const char *bc = json_string_value(json_object_get(v, "command"));
+        const char *bkey = json_string_value(json_object_get(v, "key"));
+        const char *btok = json_string_value(json_object_get(v, "token"));
         const char *bk;
         json_t *bv;
         json_object_foreach(v, bk, bv)
-            if (strcmp(bk, "name") && strcmp(bk, "command")) {
+            if (strcmp(bk, "name") && strcmp(bk, "command") &&
+                strcmp(bk, "key") && strcmp(bk, "token")) {
                 rc = maat_error_set(err, MAAT_EINVAL, "%s: bots[%zu]: unknown "
                                     "field '%s' (a bot has a name and a "
-                                    "command)", path, i, bk);
+                                    "command, or a key and a token)", path, i,
+                                    bk);
                 goto out;
             }
+        if (!bc && bkey) { /* a remote bot */
+            if (strlen(bkey) != 40 || !btok || !*btok || strlen(btok) > 255) {
+                rc = maat_error_set(err, MAAT_EINVAL, "%s: bots[%zu]: a remote "
+                                    "bot has a 'key' (its 40-character CURVE "
+                                    "public key) and a 'token' (1 to 255 "
+                                    "characters)", path, i);
+                goto out;
+            }
+            bc = "";
+        }
         if (!bn || !bc || !*bn || strlen(bn) >= sizeof t->bots[0].name ||
             strspn(bn, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                        "0123456789-_.") != strlen(bn)) {
@@ -243,9 +299,15 @@ int maat_tournament_load(maat_tournament *t, const char *path,
                                     "'%s'", path, bn);
                 goto out;
             }
-        snprintf(t->bots[t->n_bots].name, sizeof t->bots[0].name, "%s", bn);
-        t->bots[t->n_bots++].command = strdup(bc);
+        maat_tour_bot *tb = &t->bots[t->n_bots++];
+        snprintf(tb->name, sizeof tb->name, "%s", bn);
+        tb->command = *bc ? strdup(bc) : NULL;
+        tb->key = *bc ? NULL : strdup(bkey);
+        tb->token = *bc ? NULL : strdup(btok);
+        t->n_remote += !*bc;
     }
+    if ((rc = remote_config(t, json_object_get(j, "remote"), path, err)))
+        goto out;
     const char *hero = json_string_value(json_object_get(j, "hero"));
     for (int b = 0; hero && b < t->n_bots; b++)
         if (!strcmp(t->bots[b].name, hero))
@@ -277,9 +339,14 @@ void maat_tournament_free(maat_tournament *t)
     for (int i = 0; i < t->n_referee_args; i++)
         free(t->referee_args[i]);
     free(t->referee_args);
-    for (int i = 0; i < t->n_bots; i++)
+    for (int i = 0; i < t->n_bots; i++) {
         free(t->bots[i].command);
+        free(t->bots[i].key);
+        free(t->bots[i].token);
+    }
     free(t->bots);
+    free(t->endpoint);
+    free(t->curve_key);
     memset(t, 0, sizeof *t);
 }
 
@@ -418,9 +485,14 @@ char **maat_tournament_argv(const maat_tournament *t, int i, const int *bots,
          * elsewhere, where that directory need not exist */
         .games_dir = ladder == t->ladder ? t->games_dir : NULL,
         .extra = t->referee_args, .n_extra = t->n_referee_args};
+    c.endpoint = t->endpoint;
+    c.curve_key = t->curve_key;
+    c.hello_time = t->hello_time;
     for (int s = 0; s < t->seats; s++) {
         c.name[s] = t->bots[bots[s]].name;
         c.command[s] = t->bots[bots[s]].command;
+        c.token[s] = t->bots[bots[s]].token;
+        c.key[s] = t->bots[bots[s]].key;
     }
     return maat_referee_argv(&c);
 }
@@ -545,6 +617,38 @@ static void ladder_lineup(const maat_tournament *t, follower *f,
 }
 
 /* ---- running -------------------------------------------------------- */
+
+static int has_remote(const maat_tournament *t, const int *bots)
+{
+    for (int s = 0; s < t->seats; s++)
+        if (!t->bots[bots[s]].command)
+            return 1;
+    return 0;
+}
+
+/* With remote bots: move to pending[next] the first pending match that may
+ * start now (none with a remote bot while one such is running); 0 when
+ * every pending match must wait. */
+static int next_playable(const maat_tournament *t, int *pending, int next,
+                         int n_pending, int (*lineup)[MAAT_MAX_SEATS],
+                         int running)
+{
+    int busy = 0;
+    for (int r = 0; r < running; r++)
+        busy |= has_remote(t, lineup[r]);
+    for (int k = next; k < n_pending; k++) {
+        int bots[MAAT_MAX_SEATS];
+        maat_tournament_lineup(t, pending[k], bots);
+        if (busy && has_remote(t, bots))
+            continue;
+        int i = pending[k]; /* keep the others in their order */
+        memmove(pending + next + 1, pending + next,
+                sizeof *pending * (size_t)(k - next));
+        pending[next] = i;
+        return 1;
+    }
+    return 0;
+}
 
 static volatile sig_atomic_t interrupted;
 
@@ -692,6 +796,11 @@ int maat_tournament_run(const maat_tournament *t, const maat_run_options *o,
     double start = now_s();
     while ((next < n_pending || running) && !interrupted) {
         while (running < t->jobs && next < n_pending && !interrupted) {
+            /* matches with a remote bot share the endpoint: one at a
+             * time, the others go first meanwhile */
+            if (t->n_remote && !next_playable(t, pending, next, n_pending,
+                                              lineup, running))
+                break;
             int *bots = lineup[running], i = pending[next++];
             if (maat_tournament_lineup(t, i, bots) < 0)
                 ladder_lineup(t, &f, running, lineup, bots);
@@ -791,6 +900,10 @@ int maat_tournament_plan(const maat_tournament *t, const char *shard_dir,
         return maat_error_set(err, MAAT_EINVAL, "the ladder format picks "
                               "opponents from results as they come; plan "
                               "round-robin or gauntlet tournaments");
+    if (t->n_remote)
+        return maat_error_set(err, MAAT_EINVAL, "remote bots connect to one "
+                              "endpoint, one match at a time: play this "
+                              "tournament with `run`");
     maat_ladder l = {0};
     int rc = key_ready(t, err);
     if (rc == MAAT_OK)

@@ -24,7 +24,8 @@ enum { TOUR_ROUND_ROBIN, TOUR_GAUNTLET, TOUR_LADDER };
 
 typedef struct maat_tour_bot {
     char name[64];
-    char *command;
+    char *command;     /* NULL for a remote bot: */
+    char *key, *token; /* its CURVE public key and token (docs/REMOTE.md) */
 } maat_tour_bot;
 
 enum { MAAT_KEEP_ALL, MAAT_KEEP_FAILED, MAAT_KEEP_NONE };
@@ -55,6 +56,11 @@ typedef struct maat_tournament {
     maat_tour_bot *bots;
     int n_bots;
     int hero; /* gauntlet: index of the bot facing the field */
+    /* remote bots: where their referees bind, the referees' key pair
+     * file, the hello time (config "remote"); their matches run one at a
+     * time (one endpoint) */
+    char *endpoint, *curve_key;
+    int hello_time, n_remote;
 } maat_tournament;
 
 /* Load a JSON config; errors name the file and the field. */

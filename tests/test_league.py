@@ -17,6 +17,7 @@ the hostile test bot:
 - a remote entry (a CURVE key instead of a command) plays when its bot
   connects, and when it stops connecting, its games count against it
   (no_hello), it waits for the retry time, and the others keep playing;
+  a tournament takes the same remote bot (a key and a token in its bots);
 - "queue": the league writes one command per match to DIR/queue for GNU
   parallel (two fake ssh hosts, each in its own directory) and merges the
   shards that come back: it is the only writer of its ladders.
@@ -362,6 +363,42 @@ try:
     rc, out, err = ladder("league", "status", r)
     check(rc == 0 and ("token " + token) in out and "absent" in out,
           "league status shows the remote entry's token and that it is absent")
+
+    # a tournament with the same remote bot: a key and a token instead of a
+    # command; its matches run one at a time, the others beside them
+    tour = os.path.join(tmp, "tour.json")
+    conf = {"name": "rt", "seats": 2, "matches": 6, "jobs": 2, "referee": REF,
+            "referee_args": REF_ARGS, "ladder": os.path.join(tmp, "rt.jsonl"),
+            "remote": {"endpoint": "tcp://127.0.0.1:%d" % port, "curve_key": keyfile,
+                       "hello_time": 20000},
+            "bots": [{"name": "greedy", "command": GREEDY},
+                     {"name": "random", "command": RANDOM},
+                     {"name": "alice", "key": alice["public"], "token": token}]}
+    json.dump(conf, open(tour, "w"))
+    rc, out, err = ladder("plan", tour, "--shard-dir", tmp)
+    check(rc == 2 and "remote bots" in err, "plan refuses a tournament with remote bots")
+    bad_conf = dict(conf, remote={"endpoint": "tcp://127.0.0.1:1"})
+    json.dump(bad_conf, open(tour + ".bad", "w"))
+    rc, out, err = ladder("run", tour + ".bad")
+    check(rc == 2 and "curve_key" in err, "a remote bot needs the endpoint and curve_key")
+    os.unlink(os.path.join(tmp, "alice.stop"))
+    entrant = subprocess.Popen(["bash", "-c", 'while [ ! -e "$STOP" ]; do "$BOT"; done'],
+                               env=dict(env, BOT=RANDOM, STOP=os.path.join(tmp, "alice.stop")),
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+    try:
+        rc, out, err = ladder("run", tour, "--quiet", timeout=600)
+    finally:
+        open(os.path.join(tmp, "alice.stop"), "w").close()
+        os.killpg(entrant.pid, signal.SIGTERM)
+        entrant.wait(timeout=30)
+    games = lines(os.path.join(tmp, "rt.jsonl"))
+    mine = [g for g in games if "alice" in g["bots"]]
+    check(rc == 0 and len(games) == 12 and len(mine) == 8 and
+          all(not g["faults"] for g in mine),
+          "a tournament with a remote bot plays all its matches, the remote one's "
+          "without a fault (exit %d, %d games, %d with alice) %s" % (rc, len(games), len(mine),
+                                                                     err[-300:]))
 
     # ---- the docs' examples, as written (README and LEAGUE.md) ------------------------------------
     root = os.environ.get("MAAT_SOURCE_ROOT", os.path.join(os.path.dirname(__file__), ".."))
