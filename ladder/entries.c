@@ -113,7 +113,10 @@ static char *read_small(const char *path, maat_error *err)
     int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
     struct stat st;
     if (fd < 0 || fstat(fd, &st) != 0) {
-        maat_error_set(err, MAAT_EIO, "%s", strerror(errno));
+        maat_error_set(err, MAAT_EIO, "%s", errno == ELOOP
+                       ? "a symbolic link (not followed: write the entry "
+                         "itself)"
+                       : strerror(errno));
         if (fd >= 0)
             close(fd);
         return NULL;

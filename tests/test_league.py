@@ -10,7 +10,10 @@ the hostile test bot:
   retires the older one; a retired entry starts no more matches;
 - SIGTERM stops it gracefully: no started match is lost (every match number
   below the counter has all its games); a restart continues the numbering,
-  says nothing twice, and its page equals `maat-ladder standings`;
+  says nothing twice, and its page equals `maat-ladder standings`; after a
+  kill -9 the orphaned referees finish and a restart counts their games
+  once; hostile entry files (not JSON, a NUL byte, 20 kB, a symlink, a FIFO,
+  both a command and a key) are refused once each and the league plays on;
 - the page's data: entries with their states, replays that exist;
 - a second league process on the same directory is refused; a second
   signal cuts running matches short (exit 4) and leaves no referee behind;
@@ -204,6 +207,23 @@ try:
     check("could not be held" in f.get("detail", "") and
           len([e for e in events(d) if e["event"] == "match failed"]) == 1,
           "... once, saying its validation match could not be held: %s" % f.get("detail"))
+    # hostile entry files: refused once each, with the reason; nothing stops
+    ents = os.path.join(d, "entries")
+    open(os.path.join(ents, "bad1.json"), "w").write("{not json")
+    open(os.path.join(ents, "bad2.json"), "wb").write(b'{"command": "x\0y"}')
+    open(os.path.join(ents, "bad3.json"), "w").write(json.dumps({"command": "x" * 20000}))
+    os.symlink("/etc/passwd", os.path.join(ents, "bad4.json"))
+    open(os.path.join(ents, "bad5.json"), "w").write(json.dumps({"command": "x", "key": "y"}))
+    os.mkfifo(os.path.join(ents, "bad6.json"))
+    n0 = len(ranked_games(d))
+    wait_for(lambda: len({e["entry"] for e in has_event(d, "refused")}) == 6,
+             "six hostile entry files are refused", proc=p)
+    wait_for(lambda: len(ranked_games(d)) > n0 + 2, "the league plays on", proc=p)
+    refused = has_event(d, "refused")
+    check(len(refused) == 6 and all(e.get("detail") for e in refused),
+          "each refused once, with its reason: %s" % [e.get("detail", "")[-60:] for e in refused])
+    for name in ("bad1", "bad2", "bad3", "bad4", "bad5", "bad6"):
+        os.unlink(os.path.join(ents, name + ".json"))
     # a file dropped into the directory
     drop(d, "mcts", {"command": os.path.join(os.path.dirname(RANDOM), "maat-mcts") +
                      " --iterations 30"})
@@ -265,6 +285,22 @@ try:
     again = [e for e in events(d)[before_events:]
              if e["event"] in ("added", "removed", "ranked", "failed", "retired")]
     check(not again, "nothing is announced twice after a restart: %s" % again)
+
+    # kill -9 of the league while matches run: the orphaned referees finish
+    # their games into the ladder; a restart counts them once and never
+    # reuses a match number
+    p, log = start(d)
+    wait_for(lambda: referees_of(d), "matches are running", proc=p)
+    p.kill()
+    p.wait(timeout=30)
+    n_killed = counter(d)
+    wait_for(lambda: not referees_of(d), "the orphaned referees finish")
+    p, log = start(d, "--max-matches", "1")
+    rc = p.wait(timeout=300)
+    ids = [g["id"] for g in ranked_games(d)]
+    check(rc == 0 and len(ids) == len(set(ids)) and counter(d) > n_killed and
+          no_lost_match(d) == [],
+          "after kill -9 and a restart: no game twice, no match number reused, none lost")
 
     # a second signal cuts the running matches short: a bot that never says
     # hello holds its validation match for the referee's --hello-time (10 s)

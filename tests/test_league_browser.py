@@ -62,7 +62,8 @@ def add_hostile(d):
         f.write(json.dumps({"v": 1, "id": "evil-0", "match": "evil", "game": "pyramids",
                             "seats": 2, "bots": [EVIL, "greedy.1"], "ranks": [2, 1],
                             "scores": [1, 2], "out": [False, False],
-                            "faults": [{"seat": 0, "kind": "crash", "detail": EVIL}]}) + "\n")
+                            "faults": [{"seat": 0, "kind": "crash", "detail": EVIL}],
+                            "record": "../../../../etc/passwd"}) + "\n")
     ladder("league", "run", d, "--max-matches", "2", "--quiet")
 
 
@@ -133,6 +134,10 @@ def main():
               b.eval("document.querySelectorAll('img, table script').length") == 0,
               "a hostile bot name is shown as text, no element made from it")
         check("Page.javascriptDialogOpening" not in b.events, "no dialog opened")
+        evil = [g for g in doc["recent"] if g["id"] == "evil-0"]
+        check(evil and evil[0]["replay"] is None and
+              not os.path.exists(os.path.join(d, "site", "replays", "evil-0.html")),
+              "a line naming a record outside the league gets no replay")
         if links:
             b.open(links[0])
             check(b.eval("typeof maatReplay") == "object" and
