@@ -207,6 +207,17 @@ try:
     check("could not be held" in f.get("detail", "") and
           len([e for e in events(d) if e["event"] == "match failed"]) == 1,
           "... once, saying its validation match could not be held: %s" % f.get("detail"))
+    # a version that passes validation, then crashes in ranked games: broken
+    count = os.path.join(tmp, "flaky.count")
+    ladder("league", "add", d, "flaky",
+           "sh -c 'n=$(cat %s 2>/dev/null || echo 0); echo $((n+1)) > %s; "
+           "if [ $n -lt 2 ]; then exec %s; else exec %s --mode crash; fi'"
+           % (count, count, RANDOM, HOSTILE))
+    wait_for(lambda: has_event(d, "broken", "flaky.1"), "a version that crashes in ranked "
+             "games is broken", proc=p)
+    b = (has_event(d, "broken", "flaky.1") or [{}])[0]
+    check("crash" in b.get("detail", ""), "... with its faults: %s" % b.get("detail"))
+    after_broken = counter(d)
     # hostile entry files: refused once each, with the reason; nothing stops
     ents = os.path.join(d, "entries")
     open(os.path.join(ents, "bad1.json"), "w").write("{not json")
@@ -249,6 +260,9 @@ try:
     check(not late, "no match started after the retirement has random.1: %s" % late[:3])
     check(not [g for g in ranked_games(d) if "crashy.1" in g["bots"]],
           "the failed version never played a ranked game")
+    check(not [g for g in ranked_games(d)
+               if int(g["match"][1:]) >= after_broken and "flaky.1" in g["bots"]],
+          "no match started after the broken version was reported has it")
     rc, text = stop(p, log)
     check(rc == 0, "SIGTERM: a graceful stop, exit 0 (%d)" % rc)
     check(no_lost_match(d) == [], "no match lost: every match number has all its games (%s)"
