@@ -118,6 +118,26 @@ def stop(p, log, sig=signal.SIGTERM):
     return rc, log.read()
 
 
+def finish(p, log, d, timeout=300):
+    """Wait for a league that stops by itself (--max-matches).  If it does
+    not, say why: kill it and print its log's tail and its last events, so a
+    failure on a CI machine can be read from the test's output."""
+    try:
+        return p.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        p.wait()
+        log.seek(0)
+        print("# the league in %s did not stop within %d s; its log ends:" % (d, timeout))
+        for l in log.read().splitlines()[-30:]:
+            print("#   " + l)
+        print("# its last events:")
+        for e in events(d)[-10:]:
+            print("#   %s" % e)
+        print("# referees still running: %s" % referees_of(d))
+        return -1
+
+
 def no_lost_match(d):
     """Every match number below the counter left all its games, but those
     the referee could not hold (an event says so)."""
@@ -291,7 +311,7 @@ try:
     before_events = len(events(d))
     n0 = counter(d)
     p, log = start(d, "--max-matches", "2")
-    rc = p.wait(timeout=300)
+    rc = finish(p, log, d)
     check(rc == 0, "a restart with --max-matches 2 stops by itself (exit %d)" % rc)
     new = [g for g in ranked_games(d) if int(g["match"][1:]) >= n0]
     check(len(new) == 4 and len({g["match"] for g in new}) == 2,
@@ -310,7 +330,7 @@ try:
     n_killed = counter(d)
     wait_for(lambda: not referees_of(d), "the orphaned referees finish")
     p, log = start(d, "--max-matches", "1")
-    rc = p.wait(timeout=300)
+    rc = finish(p, log, d)
     ids = [g["id"] for g in ranked_games(d)]
     check(rc == 0 and len(ids) == len(set(ids)) and counter(d) > n_killed and
           no_lost_match(d) == [],
@@ -339,7 +359,7 @@ try:
         for name in names:
             ladder("league", "add", mm, name, GREEDY if name in "ab" else RANDOM)
         p, log = start(mm, "--max-matches", "12")
-        rc = p.wait(timeout=300)
+        rc = finish(p, log, mm)
         order = []
         for g in ranked_games(mm):
             if not order or order[-1][0] != g["match"]:
@@ -510,17 +530,27 @@ try:
                     % (tmp, tmp, hostlog))
         os.chmod(fake, 0o755)
         open(os.path.join(q, "queue"), "a").close()
+        # GNU parallel keeps its state under $HOME/.parallel: a HOME of its
+        # own, so an unset or read-only HOME on a CI machine cannot stop it;
+        # its messages kept, and shown if the queue does not drain
+        home = os.path.join(tmp, "parallel-home")
+        os.makedirs(home)
+        perr = open(os.path.join(tmp, "parallel.err"), "w+")
         workers = subprocess.Popen(
-            "tail -n+0 -f queue | parallel --ssh %s -S 2/hostA,2/hostB" % fake,
-            shell=True, cwd=q, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-            start_new_session=True)
+            "tail -n+0 -f queue | parallel --will-cite --ssh '%s %s' -S 2/hostA,2/hostB"
+            % (sys.executable, fake),  # (not exec'd itself: /tmp may be noexec)
+            shell=True, cwd=q, stdout=subprocess.DEVNULL, stderr=perr,
+            start_new_session=True, env=dict(os.environ, HOME=home))
         try:
             p, log = start(q, "--max-matches", "6")
-            rc = p.wait(timeout=300)
+            rc = finish(p, log, q)
             log.seek(0)
             text = log.read()
             check(rc == 0, "a queued league of 6 ranked matches finishes (exit %d) %s"
                   % (rc, text[-300:]))
+            if rc != 0:
+                perr.seek(0)
+                print("# GNU parallel said: %s" % perr.read()[-1500:])
         finally:
             os.killpg(workers.pid, signal.SIGTERM)
             workers.wait(timeout=30)
