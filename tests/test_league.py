@@ -526,7 +526,10 @@ try:
                     "os.makedirs(os.path.join(%r, host), exist_ok=True)\n"
                     "os.chdir(os.path.join(%r, host))\n"
                     "open(%r, 'a').write(host + '\\n')\n"
-                    "sys.exit(subprocess.call(['bash', '-c', ' '.join(args)]))\n"
+                    "# a login shell, as sshd gives one: GNU parallel's remote\n"
+                    "# worker runs its job with $SHELL (unset on some CI machines)\n"
+                    "env = dict(os.environ, SHELL='/bin/bash')\n"
+                    "sys.exit(subprocess.call(['bash', '-c', ' '.join(args)], env=env))\n"
                     % (tmp, tmp, hostlog))
         os.chmod(fake, 0o755)
         open(os.path.join(q, "queue"), "a").close()
