@@ -32,7 +32,7 @@
 #include "referee_cmd.h"
 #include "tally.h"
 
-enum { MAX_JOBS = 256, MAX_EVENTS = 30, MAX_REFEREE_ARGS = 256 };
+enum { MAX_JOBS = 256, MAX_EVENTS = 30 };
 
 /* ---- the config --------------------------------------------------------- */
 
@@ -198,27 +198,8 @@ int maat_league_config_load(maat_league_config *c, const char *dir,
                        "ranked (e.g. a sample bot)");
         goto out;
     }
-    json_t *args = json_object_get(j, "referee_args");
-    if (args && !json_is_array(args)) {
-        rc = bad_field(err, path, "referee_args", "must be an array of "
-                       "strings");
-        goto out;
-    }
-    if (json_array_size(args) > MAX_REFEREE_ARGS) {
-        rc = bad_field(err, path, "referee_args", "has more than 256 "
-                       "arguments");
-        goto out;
-    }
-    c->referee_args = calloc(json_array_size(args) + 1, sizeof(char *));
-    size_t i;
-    json_array_foreach(args, i, v) {
-        if (!json_is_string(v)) {
-            rc = maat_error_set(err, MAAT_EINVAL, "%s: referee_args[%zu] must "
-                                "be a string", path, i);
-            goto out;
-        }
-        c->referee_args[c->n_referee_args++] = strdup(json_string_value(v));
-    }
+    rc = maat_referee_args_parse(json_object_get(j, "referee_args"), path,
+                                 &c->referee_args, &c->n_referee_args, err);
 out:
     json_decref(j);
     if (rc)
@@ -232,9 +213,7 @@ void maat_league_config_free(maat_league_config *c)
     free(c->referee);
     free(c->replay);
     free(c->endpoint);
-    for (int i = 0; i < c->n_referee_args; i++)
-        free(c->referee_args[i]);
-    free(c->referee_args);
+    maat_referee_args_free(&c->referee_args, &c->n_referee_args);
     memset(c, 0, sizeof *c);
 }
 
@@ -923,7 +902,7 @@ static char **match_argv(league *L, const lineup *u, const char *id,
     char tokens[MAAT_MAX_SEATS][300];
     char record[4400], logs[4200];
     char key[4200], state[4200], entries[4200];
-    const char *extra[8 + MAX_REFEREE_ARGS];
+    const char *extra[8 + MAAT_MAX_REFEREE_ARGS];
     int n = 0;
     const char *base = L->c.queue ? L->abs : L->dir;
     snprintf(record, sizeof record, "%s/records/%s.json", base, id);

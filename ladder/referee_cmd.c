@@ -156,3 +156,41 @@ pid_t maat_referee_start(char **argv, int cpu, const char *match)
     }
     return pid;
 }
+
+int maat_referee_args_parse(const json_t *args, const char *path,
+                            char ***out, int *n, maat_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    if (args && !json_is_array(args))
+        return maat_error_set(err, MAAT_EINVAL, "%s: field 'referee_args' "
+                              "must be an array of strings", path);
+    if (json_array_size(args) > MAAT_MAX_REFEREE_ARGS)
+        return maat_error_set(err, MAAT_EINVAL, "%s: field 'referee_args' "
+                              "has more than %d arguments", path,
+                              MAAT_MAX_REFEREE_ARGS);
+    *out = calloc(json_array_size(args) + 1, sizeof **out);
+    if (!*out)
+        return maat_error_set(err, MAAT_ENOMEM, "out of memory");
+    size_t i;
+    const json_t *v;
+    json_array_foreach(args, i, v) {
+        char *copy = json_is_string(v) ? strdup(json_string_value(v)) : NULL;
+        if (!copy) {
+            maat_referee_args_free(out, n);
+            return maat_error_set(err, MAAT_EINVAL, "%s: referee_args[%zu] "
+                                  "must be a string", path, i);
+        }
+        (*out)[(*n)++] = copy;
+    }
+    return MAAT_OK;
+}
+
+void maat_referee_args_free(char ***args, int *n)
+{
+    for (int i = 0; *args && i < *n; i++)
+        free((*args)[i]);
+    free(*args);
+    *args = NULL;
+    *n = 0;
+}

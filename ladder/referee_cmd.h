@@ -9,7 +9,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include <jansson.h>
+
+#include "maat/error.h"
 #include "maat/game.h"
+
+/* More than this many referee_args in a config is a mistake, not a need. */
+#define MAAT_MAX_REFEREE_ARGS 256
 
 typedef struct maat_referee_cmd {
     const char *referee;   /* path of maat-referee; NULL: "maat-referee" */
@@ -56,5 +62,13 @@ void maat_argv_free(char **argv);
  * fork failed.  A failed exec exits the child with 127 after
  * "maat-ladder: cannot run PATH: why" on stderr. */
 pid_t maat_referee_start(char **argv, int cpu, const char *match);
+
+/* A config's "referee_args" (absent, or an array of at most
+ * MAAT_MAX_REFEREE_ARGS strings) into a new NULL-terminated array of
+ * copies, *n of them; free both with maat_referee_args_free.  Errors name
+ * the config file `path` and the field or the element at fault. */
+int maat_referee_args_parse(const json_t *args, const char *path,
+                            char ***out, int *n, maat_error *err);
+void maat_referee_args_free(char ***args, int *n);
 
 #endif

@@ -245,18 +245,11 @@ int maat_tournament_load(maat_tournament *t, const char *path,
     }
     const char *referee = json_string_value(json_object_get(j, "referee"));
     t->referee = referee ? strdup(referee) : NULL;
-    json_t *args = json_object_get(j, "referee_args");
+    rc = maat_referee_args_parse(json_object_get(j, "referee_args"), path,
+                                 &t->referee_args, &t->n_referee_args, err);
+    if (rc)
+        goto out;
     size_t i;
-    t->referee_args = calloc(json_array_size(args) + 1, sizeof(char *));
-    json_array_foreach(args, i, v) {
-        if (!json_is_string(v)) {
-            rc = maat_error_set(err, MAAT_EINVAL, "%s: referee_args[%zu] "
-                                "must be a string, not %s", path, i,
-                                type_name(json_typeof(v)));
-            goto out;
-        }
-        t->referee_args[t->n_referee_args++] = strdup(json_string_value(v));
-    }
     json_t *bots = json_object_get(j, "bots");
     t->bots = calloc(json_array_size(bots) + 1, sizeof *t->bots);
     json_array_foreach(bots, i, v) {
@@ -336,9 +329,7 @@ void maat_tournament_free(maat_tournament *t)
     free(t->key_file);
     free(t->games_dir);
     free(t->referee);
-    for (int i = 0; i < t->n_referee_args; i++)
-        free(t->referee_args[i]);
-    free(t->referee_args);
+    maat_referee_args_free(&t->referee_args, &t->n_referee_args);
     for (int i = 0; i < t->n_bots; i++) {
         free(t->bots[i].command);
         free(t->bots[i].key);
