@@ -7,8 +7,11 @@
  * answered with a uniformly random entry of its `legal` list, sent back
  * byte for byte as the referee encoded it; it leaves on `bye`.
  *
- *   maat-spy-bot [--dir DIR] [--seed N]
+ *   maat-spy-bot [--dir DIR] [--seed N] [--think-us T]
  *
+ * With --think-us each answer also reports think_us = T + its seq (the
+ * bot's own time, docs/PROTOCOL.md): a made-up but reproducible value, so
+ * records with --record-timing have a think_us to compare byte for byte.
  * DIR defaults to $MAAT_SPY_DIR.  The choices are seeded from --seed N (or
  * $MAAT_SPY_SEED) and the bot's name when given -- so a match between spies
  * is deterministic -- else from the token, which is random per run.
@@ -64,7 +67,7 @@ static int send_hello(void *sock, const char *token, const char *name)
 
 /* Answer a request with a random legal entry, copied as it came. */
 static int answer(void *sock, const msgpack_object *m, maat_rng *rng,
-                  const char *name)
+                  const char *name, int64_t think_us)
 {
     maat_error err = {0};
     int64_t seq;
@@ -84,11 +87,13 @@ static int answer(void *sock, const msgpack_object *m, maat_rng *rng,
     msgpack_sbuffer_init(&sb);
     msgpack_packer pk;
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
-    msgpack_pack_map(&pk, 3);
+    msgpack_pack_map(&pk, think_us >= 0 ? 4 : 3);
     maat_pack_kv_str(&pk, "type", "action");
     maat_pack_kv_int(&pk, "seq", seq);
     maat_pack_str(&pk, "action");
     msgpack_pack_object(&pk, legal->via.array.ptr[k]);
+    if (think_us >= 0)
+        maat_pack_kv_int(&pk, "think_us", think_us + seq);
     int rc = send_buf(sock, &sb);
     msgpack_sbuffer_destroy(&sb);
     return rc;
@@ -98,13 +103,17 @@ int main(int argc, char **argv)
 {
     const char *dir = getenv("MAAT_SPY_DIR");
     const char *seed_text = getenv("MAAT_SPY_SEED");
+    int64_t think_us = -1;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
             dir = argv[++i];
         } else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
             seed_text = argv[++i];
+        } else if (!strcmp(argv[i], "--think-us") && i + 1 < argc) {
+            think_us = strtoll(argv[++i], NULL, 10);
         } else {
-            fprintf(stderr, "usage: maat-spy-bot [--dir DIR] [--seed N]\n");
+            fprintf(stderr, "usage: maat-spy-bot [--dir DIR] [--seed N] "
+                    "[--think-us T]\n");
             return 2;
         }
     }
@@ -183,7 +192,7 @@ int main(int argc, char **argv)
         } else {
             const msgpack_object *type = maat_msg_get(&u.data, "type");
             if (maat_msg_str_eq(type, "request"))
-                bad = answer(sock, &u.data, &rng, name) != 0;
+                bad = answer(sock, &u.data, &rng, name, think_us) != 0;
             else if (maat_msg_str_eq(type, "bye"))
                 stop = 1;
             else if (maat_msg_str_eq(type, "reject"))
