@@ -290,7 +290,6 @@ static int play_game(match *m, int k, maat_error *err)
     if (!m->g)
         return err->code;
     m->n_dec = 0;
-    m->decisions = NULL;
     m->faults = json_array();
     for (int i = 0; i < m->n; i++) {
         match_bot *b = &m->bot[i];
@@ -317,9 +316,8 @@ static int play_game(match *m, int k, maat_error *err)
         rc = match_finish_game(m, started, err);
     else if (rc == MAAT_ESTATE)
         maat_error_set(err, MAAT_ESTATE, "interrupted during game %d", k);
-    json_decref(m->decisions);
     json_decref(m->faults);
-    m->decisions = m->faults = NULL;
+    m->faults = NULL;
     r->destroy(&m->g);
     return rc;
 }

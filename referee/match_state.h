@@ -116,7 +116,7 @@ typedef struct match {
     int decision_no;
     int64_t processes_checked_ns; /* last check_processes, now_ns() */
     maat_rng default_rng;
-    json_t *decisions, *faults;
+    json_t *faults;
     int pending_action_ok;  /* set by the message handler */
     maat_action pending_action;
     int64_t pending_think_us; /* its think_us, -1: not sent */

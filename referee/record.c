@@ -128,7 +128,8 @@ static json_t *results_json(const maat_game_result *r)
     return a;
 }
 
-static json_t *record_json(const maat_game_result *r)
+/* The record's members before its decisions... */
+static json_t *record_head(const maat_game_result *r)
 {
     json_t *seats = json_array();
     for (int s = 0; s < r->seats; s++)
@@ -140,26 +141,29 @@ static json_t *record_json(const maat_game_result *r)
                             json_string(r->options->value[i]));
     char seed[MAAT_SEED_TEXT];
     maat_seed_format(&r->seed, seed);
-    return json_pack("{s:s, s:i, s:s, s:s, s:o, s:s, s:i, s:s, s:o, s:O, "
-                     "s:O, s:o}",
+    return json_pack("{s:s, s:i, s:s, s:s, s:o, s:s, s:i, s:s, s:o}",
                      "format", "maat-record", "version", 1, "game",
                      r->rules->name, "rules_version", r->rules->rules_version,
                      "options", options,
                      "match", r->match_id, "game_index", r->game_index,
-                     "seed", seed, "seats", seats, "decisions",
-                     r->decisions, "faults", r->faults, "result",
+                     "seed", seed, "seats", seats);
+}
+
+/* ...and after them. */
+static json_t *record_tail(const maat_game_result *r)
+{
+    return json_pack("{s:O, s:o}", "faults", r->faults, "result",
                      results_json(r));
 }
 
-/* Top-level keys one per line; arrays one element per line. */
-static int write_record_text(FILE *f, const json_t *rec)
+/* Members one per line (`"key": value`); arrays one element per line. */
+static void write_members(FILE *f, const json_t *obj, int last)
 {
     const char *key;
     json_t *v;
-    size_t n = json_object_size(rec), i = 0;
+    size_t n = json_object_size(obj), i = 0;
     int flags = JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII;
-    fputs("{\n", f);
-    json_object_foreach((json_t *)rec, key, v) {
+    json_object_foreach((json_t *)obj, key, v) {
         fprintf(f, "\"%s\": ", key);
         if (json_is_array(v) && json_array_size(v) > 0) {
             size_t k;
@@ -176,8 +180,24 @@ static int write_record_text(FILE *f, const json_t *rec)
             fputs(s, f);
             free(s);
         }
-        fputs(++i < n ? ",\n" : "\n", f);
+        fputs(++i < n || !last ? ",\n" : "\n", f);
     }
+}
+
+/* The record: its decisions (already JSON text, written as they are, the
+ * same layout: json_writer.h) between the members built with jansson. */
+static int write_record_text(FILE *f, const json_t *head,
+                             const maat_game_result *r, const json_t *tail)
+{
+    fputs("{\n", f);
+    write_members(f, head, 0);
+    fputs("\"decisions\": ", f);
+    if (r->decisions)
+        fwrite(r->decisions, 1, r->decisions_len, f);
+    else
+        fputs("[]", f);
+    fputs(",\n", f);
+    write_members(f, tail, 1);
     fputs("}\n", f);
     return ferror(f) ? -1 : 0;
 }
@@ -187,18 +207,23 @@ int maat_record_write(const maat_game_result *r, const char *path,
 {
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    json_t *rec = record_json(r);
-    if (!rec) /* cannot happen with sanitised text; never write "{}" */
+    json_t *head = record_head(r), *tail = record_tail(r);
+    if (!head || !tail) { /* cannot happen with sanitised text */
+        json_decref(head);
+        json_decref(tail);
         return maat_error_set(err, MAAT_EIO, "%s: cannot encode the record "
                               "(a name or detail is not UTF-8)", path);
+    }
     FILE *f = fopen(tmp, "w");
     if (!f) {
-        json_decref(rec);
+        json_decref(head);
+        json_decref(tail);
         return maat_error_set(err, MAAT_EIO, "%s: cannot write the record: "
                               "%s", path, strerror(errno));
     }
-    int bad = write_record_text(f, rec);
-    json_decref(rec);
+    int bad = write_record_text(f, head, r, tail);
+    json_decref(head);
+    json_decref(tail);
     bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {

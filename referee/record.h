@@ -24,7 +24,10 @@ typedef struct maat_game_result {
     const maat_score *scores;     /* by seat */
     const int *ranks;             /* match ranks, after forfeits */
     const int *out;               /* 1 = the seat was out */
-    json_t *decisions;            /* borrowed; empty if not recorded */
+    /* the record's "decisions": the JSON text of the array (written as
+     * it is; results.c makes it), NULL when not recorded */
+    const char *decisions;
+    size_t decisions_len;
     int n_decisions;
     json_t *faults;               /* borrowed */
     int64_t duration_ms;
