@@ -53,7 +53,10 @@ char *maat_jw_reserve(maat_jw *w, size_t n)
     return w->data + w->len;
 }
 
-void maat_jw_int(maat_jw *w, int64_t v)
+/* ---- into reserved room: the caller made room for the worst case ------ */
+
+/* An integer as "%lld" writes it: at most 20 bytes. */
+static char *put_int(char *o, int64_t v)
 {
     char tmp[24], *e = tmp + sizeof tmp, *s = e;
     /* the magnitude as unsigned: INT64_MIN has no positive int64 */
@@ -64,10 +67,9 @@ void maat_jw_int(maat_jw *w, int64_t v)
     } while (u);
     if (v < 0)
         *--s = '-';
-    maat_jw_raw(w, s, (size_t)(e - s));
+    memcpy(o, s, (size_t)(e - s));
+    return o + (e - s);
 }
-
-/* ---- strings ---------------------------------------------------------- */
 
 /* The code point of the UTF-8 sequence at s (at most n bytes) and its
  * length in *len; -1 if it is not valid UTF-8: a stray continuation byte,
@@ -121,54 +123,67 @@ static inline int plain(unsigned char c)
     return c >= 0x20 && c < 0x80 && c != '"' && c != '\\';
 }
 
-int maat_jw_str(maat_jw *w, const char *str, size_t n)
+/* The n bytes at s as a JSON string, quotes included: at most 6n + 2
+ * bytes (a control byte becomes 6, a 4-byte sequence 12).  NULL if they
+ * are not UTF-8. */
+static char *put_str(char *o, const unsigned char *s, size_t n)
 {
-    const unsigned char *s = (const unsigned char *)str;
-    size_t start = w->len, i = 0;
-    maat_jw_lit(w, "\"");
-    while (i < n) {
-        size_t run = i;
-        while (run < n && plain(s[run]))
-            run++;
-        if (run > i) {
-            maat_jw_raw(w, str + i, run - i);
-            i = run;
-            if (i == n)
-                break;
-        }
+    size_t i = 0;
+    *o++ = '"';
+    for (;;) {
+        while (i < n && plain(s[i]))
+            *o++ = (char)s[i++];
+        if (i == n)
+            break;
         size_t len;
         int32_t cp = utf8_next(s + i, n - i, &len);
-        if (cp < 0) {
-            w->len = start;
-            return -1;
-        }
+        if (cp < 0)
+            return NULL;
         i += len;
-        char *p = maat_jw_reserve(w, 12);
-        if (!p)
-            return 0; /* failed is set; the caller sees it */
-        char *q = p;
-        *q++ = '\\';
         switch (cp) {
-        case '"': *q++ = '"'; break;
-        case '\\': *q++ = '\\'; break;
-        case '\b': *q++ = 'b'; break;
-        case '\f': *q++ = 'f'; break;
-        case '\n': *q++ = 'n'; break;
-        case '\r': *q++ = 'r'; break;
-        case '\t': *q++ = 't'; break;
+        case '"': *o++ = '\\'; *o++ = '"'; break;
+        case '\\': *o++ = '\\'; *o++ = '\\'; break;
+        case '\b': *o++ = '\\'; *o++ = 'b'; break;
+        case '\f': *o++ = '\\'; *o++ = 'f'; break;
+        case '\n': *o++ = '\\'; *o++ = 'n'; break;
+        case '\r': *o++ = '\\'; *o++ = 'r'; break;
+        case '\t': *o++ = '\\'; *o++ = 't'; break;
         default:
-            q = p;
             if (cp < 0x10000) {
-                q = put_u16(q, (unsigned)cp);
+                o = put_u16(o, (unsigned)cp);
             } else { /* outside the BMP: a UTF-16 surrogate pair */
                 cp -= 0x10000;
-                q = put_u16(q, 0xD800 | (unsigned)(cp >> 10));
-                q = put_u16(q, 0xDC00 | (unsigned)(cp & 0x3FF));
+                o = put_u16(o, 0xD800 | (unsigned)(cp >> 10));
+                o = put_u16(o, 0xDC00 | (unsigned)(cp & 0x3FF));
             }
         }
-        w->len += (size_t)(q - p);
     }
-    maat_jw_lit(w, "\"");
+    *o++ = '"';
+    return o;
+}
+
+/* ---- into the buffer -------------------------------------------------- */
+
+void maat_jw_int(maat_jw *w, int64_t v)
+{
+    char *o = maat_jw_reserve(w, 24);
+    if (o)
+        w->len = (size_t)(put_int(o, v) - w->data);
+}
+
+int maat_jw_str(maat_jw *w, const char *str, size_t n)
+{
+    if (n > (SIZE_MAX - 2) / 6) {
+        w->failed = 1;
+        return 0;
+    }
+    char *o = maat_jw_reserve(w, 6 * n + 2);
+    if (!o)
+        return 0; /* failed is set; the caller sees it */
+    o = put_str(o, (const unsigned char *)str, n);
+    if (!o)
+        return -1;
+    w->len = (size_t)(o - w->data);
     return 0;
 }
 
@@ -177,16 +192,21 @@ int maat_jw_str(maat_jw *w, const char *str, size_t n)
 #define MAX_DEPTH 8 /* the checker behind jansson's path allows 16 containers */
 #define MAX_KEYS 64 /* per map: more and jansson's path decides */
 
-typedef struct reader {
+/* Reading msgpack at p (until end) and writing JSON at o.  Room: no
+ * msgpack byte becomes more than 6 bytes of JSON with its separator (nil
+ * "null,", false "false,", a string byte "\u001F", a 1-byte container
+ * "{},"), so 6 bytes per input byte are reserved once. */
+typedef struct conv {
     const unsigned char *p, *end;
-} reader;
+    char *o;
+} conv;
 
-static int take(reader *r, size_t n, const unsigned char **out)
+static int take(conv *c, size_t n, const unsigned char **out)
 {
-    if ((size_t)(r->end - r->p) < n)
+    if ((size_t)(c->end - c->p) < n)
         return -1;
-    *out = r->p;
-    r->p += n;
+    *out = c->p;
+    c->p += n;
     return 0;
 }
 
@@ -198,11 +218,11 @@ static uint64_t be(const unsigned char *b, size_t n)
     return v;
 }
 
-/* A str's bytes if the next object is one; 0 with *n = SIZE_MAX if not. */
-static int read_str(reader *r, const char **s, size_t *n)
+/* A str's bytes if the next object is one, else -1. */
+static int read_str(conv *c, const unsigned char **s, size_t *n)
 {
     const unsigned char *b;
-    if (take(r, 1, &b))
+    if (take(c, 1, &b))
         return -1;
     size_t len, hdr = 0;
     if (b[0] >= 0xA0 && b[0] <= 0xBF)
@@ -217,97 +237,97 @@ static int read_str(reader *r, const char **s, size_t *n)
         return -1;
     if (hdr) {
         const unsigned char *h;
-        if (take(r, hdr, &h))
+        if (take(c, hdr, &h))
             return -1;
         len = (size_t)be(h, hdr);
     }
-    if (take(r, len, &b))
+    if (take(c, len, &b))
         return -1;
-    *s = (const char *)b;
+    *s = b;
     *n = len;
     return 0;
 }
 
-static int convert(maat_jw *w, reader *r, int depth)
+static int convert(conv *c, int depth)
 {
-    if (r->p >= r->end || depth > MAX_DEPTH)
+    if (c->p >= c->end || depth > MAX_DEPTH)
         return -1;
-    unsigned char c = *r->p;
+    unsigned char t = *c->p;
     const unsigned char *b;
     size_t count, hdr;
-    if (c <= 0x7F || c >= 0xE0) { /* fixints */
-        r->p++;
-        maat_jw_int(w, (int8_t)c);
+    if (t <= 0x7F || t >= 0xE0) { /* fixints */
+        c->p++;
+        c->o = put_int(c->o, (int8_t)t);
         return 0;
     }
-    if ((c >= 0xA0 && c <= 0xBF) || (c >= 0xD9 && c <= 0xDB)) {
-        const char *s;
+    if ((t >= 0xA0 && t <= 0xBF) || (t >= 0xD9 && t <= 0xDB)) {
         size_t n;
-        if (read_str(r, &s, &n))
+        if (read_str(c, &b, &n))
             return -1;
-        return maat_jw_str(w, s, n);
+        c->o = put_str(c->o, b, n);
+        return c->o ? 0 : -1;
     }
-    r->p++;
-    switch (c) {
-    case 0xC0: maat_jw_lit(w, "null"); return 0;
-    case 0xC2: maat_jw_lit(w, "false"); return 0;
-    case 0xC3: maat_jw_lit(w, "true"); return 0;
+    c->p++;
+    switch (t) {
+    case 0xC0: memcpy(c->o, "null", 4); c->o += 4; return 0;
+    case 0xC2: memcpy(c->o, "false", 5); c->o += 5; return 0;
+    case 0xC3: memcpy(c->o, "true", 4); c->o += 4; return 0;
     case 0xCC: case 0xCD: case 0xCE: case 0xCF: /* uint 8..64 */
-        hdr = (size_t)1 << (c - 0xCC);
-        if (take(r, hdr, &b))
+        hdr = (size_t)1 << (t - 0xCC);
+        if (take(c, hdr, &b))
             return -1;
         /* as jansson gets it: json_integer((json_int_t)u64) */
-        maat_jw_int(w, (int64_t)be(b, hdr));
+        c->o = put_int(c->o, (int64_t)be(b, hdr));
         return 0;
     case 0xD0: case 0xD1: case 0xD2: case 0xD3: { /* int 8..64 */
-        hdr = (size_t)1 << (c - 0xD0);
-        if (take(r, hdr, &b))
+        hdr = (size_t)1 << (t - 0xD0);
+        if (take(c, hdr, &b))
             return -1;
         uint64_t u = be(b, hdr);
         if (hdr < 8 && (u >> (hdr * 8 - 1))) /* sign-extend */
             u |= ~(uint64_t)0 << (hdr * 8);
-        maat_jw_int(w, (int64_t)u);
+        c->o = put_int(c->o, (int64_t)u);
         return 0;
     }
     case 0xDC: case 0xDE: hdr = 2; break;
     case 0xDD: case 0xDF: hdr = 4; break;
     default:
-        if (c >= 0x80 && c <= 0x9F) {
+        if (t >= 0x80 && t <= 0x9F) {
             hdr = 0;
             break;
         }
         return -1; /* floats, bin, ext, 0xC1: jansson's path */
     }
-    int map = (c >= 0x80 && c <= 0x8F) || c == 0xDE || c == 0xDF;
+    int map = (t >= 0x80 && t <= 0x8F) || t == 0xDE || t == 0xDF;
     if (hdr) {
-        if (take(r, hdr, &b))
+        if (take(c, hdr, &b))
             return -1;
         count = (size_t)be(b, hdr);
     } else {
-        count = c & 0x0F;
+        count = t & 0x0F;
     }
     if (!map) {
-        maat_jw_lit(w, "[");
+        *c->o++ = '[';
         for (size_t i = 0; i < count; i++) {
             if (i)
-                maat_jw_lit(w, ",");
-            if (convert(w, r, depth + 1))
+                *c->o++ = ',';
+            if (convert(c, depth + 1))
                 return -1;
         }
-        maat_jw_lit(w, "]");
+        *c->o++ = ']';
         return 0;
     }
     if (count > MAX_KEYS)
         return -1;
     struct {
-        const char *s;
+        const unsigned char *s;
         size_t n;
     } keys[MAX_KEYS];
-    maat_jw_lit(w, "{");
+    *c->o++ = '{';
     for (size_t i = 0; i < count; i++) {
-        const char *s;
+        const unsigned char *s;
         size_t n;
-        if (read_str(r, &s, &n) || n > 127 || memchr(s, 0, n))
+        if (read_str(c, &s, &n) || n > 127 || memchr(s, 0, n))
             return -1;
         for (size_t k = 0; k < i; k++)
             if (keys[k].n == n && !memcmp(keys[k].s, s, n))
@@ -315,24 +335,30 @@ static int convert(maat_jw *w, reader *r, int depth)
         keys[i].s = s;
         keys[i].n = n;
         if (i)
-            maat_jw_lit(w, ",");
-        if (maat_jw_str(w, s, n))
+            *c->o++ = ',';
+        c->o = put_str(c->o, s, n);
+        if (!c->o)
             return -1;
-        maat_jw_lit(w, ":");
-        if (convert(w, r, depth + 1))
+        *c->o++ = ':';
+        if (convert(c, depth + 1))
             return -1;
     }
-    maat_jw_lit(w, "}");
+    *c->o++ = '}';
     return 0;
 }
 
 int maat_jw_msgpack(maat_jw *w, const void *p, size_t n)
 {
-    reader r = {p, (const unsigned char *)p + n};
-    size_t start = w->len;
-    if (convert(w, &r, 0) || r.p != r.end) {
-        w->len = start;
-        return -1;
+    if (n > (SIZE_MAX - 8) / 6) {
+        w->failed = 1;
+        return 0;
     }
+    char *o = maat_jw_reserve(w, 6 * n + 8);
+    if (!o)
+        return 0; /* failed is set; the caller sees it */
+    conv c = {p, (const unsigned char *)p + n, o};
+    if (convert(&c, 0) || c.p != c.end)
+        return -1; /* nothing written: len is where it was */
+    w->len = (size_t)(c.o - w->data);
     return 0;
 }

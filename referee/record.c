@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json_writer.h"
 #include "maat/internal/msg.h"
 #include "outcome.h"
 #include "record.h"
@@ -112,94 +113,107 @@ void maat_record_path(const char *base, int games, int index, char *out,
         snprintf(out, len, "%.*s-%d%s", (int)(dot - base), base, index, dot);
 }
 
-static json_t *results_json(const maat_game_result *r)
+/* A string the record takes from its callers (names, ids): -1 if it is not
+ * UTF-8, which jansson refused too. */
+static int put_str(maat_jw *w, const char *s)
 {
-    json_t *a = json_array();
-    for (int s = 0; s < r->seats; s++) {
-        json_t *parts = json_object();
-        for (int p = 0; p < r->rules->n_score_parts; p++)
-            json_object_set_new(parts, r->rules->score_parts[p],
-                                json_integer(r->scores[s].part[p]));
-        json_array_append_new(a, json_pack("{s:i, s:s, s:i, s:o, s:i, s:i, s:b}",
-            "seat", s, "bot", r->bot_names[s], "score", r->scores[s].total,
-            "parts", parts, "game_rank", r->scores[s].rank, "rank",
-            r->ranks[s], "out", r->out[s]));
-    }
-    return a;
+    return maat_jw_str(w, s, strlen(s));
 }
 
-/* The record's members before its decisions... */
-static json_t *record_head(const maat_game_result *r)
+/* A small jansson value, dumped as the record always dumped it. */
+static int put_json(maat_jw *w, const json_t *v)
 {
-    json_t *seats = json_array();
-    for (int s = 0; s < r->seats; s++)
-        json_array_append_new(seats, json_pack("{s:i, s:s}", "seat", s, "bot",
-                                               r->bot_names[s]));
+    char *s = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER |
+                                JSON_ENSURE_ASCII | JSON_ENCODE_ANY);
+    if (!s)
+        return -1;
+    maat_jw_raw(w, s, strlen(s));
+    free(s);
+    return 0;
+}
+
+/* The record's text: top-level members one per line, arrays one element
+ * per line, each element compact -- the layout and bytes of the jansson
+ * tree it used to be dumped from (tests/test_record_bytes.py pins them).
+ * Written with the JSON writer, but for the options (text from the
+ * command line, kept as jansson keeps an object) and the faults (built as
+ * jansson objects while the game runs).  -1 if a name is not UTF-8. */
+static int record_text(maat_jw *w, const maat_game_result *r)
+{
+    int bad = 0;
+    maat_jw_lit(w, "{\n\"format\": \"maat-record\",\n\"version\": 1,\n"
+                   "\"game\": ");
+    bad |= put_str(w, r->rules->name);
+    maat_jw_lit(w, ",\n\"rules_version\": ");
+    bad |= put_str(w, r->rules->rules_version);
+    maat_jw_lit(w, ",\n\"options\": ");
     json_t *options = json_object(); /* e.g. {"deck": "my-deck.txt"} */
     for (int i = 0; r->options && i < r->options->count; i++)
         json_object_set_new(options, r->options->key[i],
                             json_string(r->options->value[i]));
+    bad |= put_json(w, options);
+    json_decref(options);
+    maat_jw_lit(w, ",\n\"match\": ");
+    bad |= put_str(w, r->match_id);
+    maat_jw_lit(w, ",\n\"game_index\": ");
+    maat_jw_int(w, r->game_index);
     char seed[MAAT_SEED_TEXT];
     maat_seed_format(&r->seed, seed);
-    return json_pack("{s:s, s:i, s:s, s:s, s:o, s:s, s:i, s:s, s:o}",
-                     "format", "maat-record", "version", 1, "game",
-                     r->rules->name, "rules_version", r->rules->rules_version,
-                     "options", options,
-                     "match", r->match_id, "game_index", r->game_index,
-                     "seed", seed, "seats", seats);
-}
-
-/* ...and after them. */
-static json_t *record_tail(const maat_game_result *r)
-{
-    return json_pack("{s:O, s:o}", "faults", r->faults, "result",
-                     results_json(r));
-}
-
-/* Members one per line (`"key": value`); arrays one element per line. */
-static void write_members(FILE *f, const json_t *obj, int last)
-{
-    const char *key;
-    json_t *v;
-    size_t n = json_object_size(obj), i = 0;
-    int flags = JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII;
-    json_object_foreach((json_t *)obj, key, v) {
-        fprintf(f, "\"%s\": ", key);
-        if (json_is_array(v) && json_array_size(v) > 0) {
-            size_t k;
-            json_t *e;
-            fputs("[\n", f);
-            json_array_foreach(v, k, e) {
-                char *s = json_dumps(e, flags | JSON_ENCODE_ANY);
-                fprintf(f, "  %s%s\n", s, k + 1 < json_array_size(v) ? "," : "");
-                free(s);
-            }
-            fputs("]", f);
-        } else {
-            char *s = json_dumps(v, flags | JSON_ENCODE_ANY);
-            fputs(s, f);
-            free(s);
-        }
-        fputs(++i < n || !last ? ",\n" : "\n", f);
+    maat_jw_lit(w, ",\n\"seed\": ");
+    bad |= put_str(w, seed);
+    maat_jw_lit(w, ",\n\"seats\": [\n");
+    for (int s = 0; s < r->seats; s++) {
+        maat_jw_lit(w, "  {\"seat\":");
+        maat_jw_int(w, s);
+        maat_jw_lit(w, ",\"bot\":");
+        bad |= put_str(w, r->bot_names[s]);
+        maat_jw_raw(w, s + 1 < r->seats ? "},\n" : "}\n", s + 1 < r->seats
+                                                            ? 3 : 2);
     }
-}
-
-/* The record: its decisions (already JSON text, written as they are, the
- * same layout: json_writer.h) between the members built with jansson. */
-static int write_record_text(FILE *f, const json_t *head,
-                             const maat_game_result *r, const json_t *tail)
-{
-    fputs("{\n", f);
-    write_members(f, head, 0);
-    fputs("\"decisions\": ", f);
+    maat_jw_lit(w, "],\n\"decisions\": ");
     if (r->decisions)
-        fwrite(r->decisions, 1, r->decisions_len, f);
+        maat_jw_raw(w, r->decisions, r->decisions_len);
     else
-        fputs("[]", f);
-    fputs(",\n", f);
-    write_members(f, tail, 1);
-    fputs("}\n", f);
-    return ferror(f) ? -1 : 0;
+        maat_jw_lit(w, "[]");
+    maat_jw_lit(w, ",\n\"faults\": ");
+    size_t nf = json_array_size(r->faults);
+    if (nf == 0)
+        maat_jw_lit(w, "[]");
+    for (size_t i = 0; i < nf; i++) {
+        maat_jw_raw(w, i ? ",\n  " : "[\n  ", 4);
+        bad |= put_json(w, json_array_get(r->faults, i));
+        if (i + 1 == nf)
+            maat_jw_lit(w, "\n]");
+    }
+    maat_jw_lit(w, ",\n\"result\": [\n");
+    for (int s = 0; s < r->seats; s++) {
+        maat_jw_lit(w, "  {\"seat\":");
+        maat_jw_int(w, s);
+        maat_jw_lit(w, ",\"bot\":");
+        bad |= put_str(w, r->bot_names[s]);
+        maat_jw_lit(w, ",\"score\":");
+        maat_jw_int(w, r->scores[s].total);
+        maat_jw_lit(w, ",\"parts\":{");
+        for (int p = 0; p < r->rules->n_score_parts; p++) {
+            if (p)
+                maat_jw_lit(w, ",");
+            bad |= put_str(w, r->rules->score_parts[p]);
+            maat_jw_lit(w, ":");
+            maat_jw_int(w, r->scores[s].part[p]);
+        }
+        maat_jw_lit(w, "},\"game_rank\":");
+        maat_jw_int(w, r->scores[s].rank);
+        maat_jw_lit(w, ",\"rank\":");
+        maat_jw_int(w, r->ranks[s]);
+        if (r->out[s])
+            maat_jw_lit(w, ",\"out\":true}");
+        else
+            maat_jw_lit(w, ",\"out\":false}");
+        maat_jw_raw(w, s + 1 < r->seats ? ",\n" : "\n", s + 1 < r->seats
+                                                          ? 2 : 1);
+    }
+    maat_jw_lit(w, "]\n}\n");
+    return bad ? -1 : 0;
 }
 
 int maat_record_write(const maat_game_result *r, const char *path,
@@ -207,23 +221,26 @@ int maat_record_write(const maat_game_result *r, const char *path,
 {
     char tmp[1100];
     snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
-    json_t *head = record_head(r), *tail = record_tail(r);
-    if (!head || !tail) { /* cannot happen with sanitised text */
-        json_decref(head);
-        json_decref(tail);
+    maat_jw *w = maat_jw_new(r->decisions_len + 4096);
+    if (!w)
+        return maat_error_set(err, MAAT_ENOMEM, "%s: out of memory", path);
+    if (record_text(w, r)) { /* cannot happen with sanitised text */
+        maat_jw_destroy(&w);
         return maat_error_set(err, MAAT_EIO, "%s: cannot encode the record "
                               "(a name or detail is not UTF-8)", path);
     }
+    if (w->failed) {
+        maat_jw_destroy(&w);
+        return maat_error_set(err, MAAT_ENOMEM, "%s: out of memory", path);
+    }
     FILE *f = fopen(tmp, "w");
     if (!f) {
-        json_decref(head);
-        json_decref(tail);
+        maat_jw_destroy(&w);
         return maat_error_set(err, MAAT_EIO, "%s: cannot write the record: "
                               "%s", path, strerror(errno));
     }
-    int bad = write_record_text(f, head, r, tail);
-    json_decref(head);
-    json_decref(tail);
+    int bad = fwrite(w->data, 1, w->len, f) != w->len;
+    maat_jw_destroy(&w);
     bad |= fflush(f) != 0 || fsync(fileno(f)) != 0;
     bad |= fclose(f) != 0;
     if (bad || rename(tmp, path) != 0) {
