@@ -171,13 +171,19 @@ void maat_jw_int(maat_jw *w, int64_t v)
         w->len = (size_t)(put_int(o, v) - w->data);
 }
 
+/* Room for the JSON of n bytes of input: 6 bytes each and `extra`. */
+static char *room6(maat_jw *w, size_t n, size_t extra)
+{
+    if (n > (SIZE_MAX - extra) / 6) {
+        w->failed = 1;
+        return NULL;
+    }
+    return maat_jw_reserve(w, 6 * n + extra);
+}
+
 int maat_jw_str(maat_jw *w, const char *str, size_t n)
 {
-    if (n > (SIZE_MAX - 2) / 6) {
-        w->failed = 1;
-        return 0;
-    }
-    char *o = maat_jw_reserve(w, 6 * n + 2);
+    char *o = room6(w, n, 2);
     if (!o)
         return 0; /* failed is set; the caller sees it */
     o = put_str(o, (const unsigned char *)str, n);
@@ -349,11 +355,7 @@ static int convert(conv *c, int depth)
 
 int maat_jw_msgpack(maat_jw *w, const void *p, size_t n)
 {
-    if (n > (SIZE_MAX - 8) / 6) {
-        w->failed = 1;
-        return 0;
-    }
-    char *o = maat_jw_reserve(w, 6 * n + 8);
+    char *o = room6(w, n, 8);
     if (!o)
         return 0; /* failed is set; the caller sees it */
     conv c = {p, (const unsigned char *)p + n, o};
