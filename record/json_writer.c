@@ -125,8 +125,9 @@ static inline int plain(unsigned char c)
 
 /* The n bytes at s as a JSON string, quotes included: at most 6n + 2
  * bytes (a control byte becomes 6, a 4-byte sequence 12).  NULL if they
- * are not UTF-8. */
-static char *put_str(char *o, const unsigned char *s, size_t n)
+ * are not UTF-8.  `ascii`: everything above 0x7F escaped (jansson's
+ * JSON_ENSURE_ASCII), else copied. */
+static char *put_str(char *o, const unsigned char *s, size_t n, int ascii)
 {
     size_t i = 0;
     *o++ = '"';
@@ -139,6 +140,12 @@ static char *put_str(char *o, const unsigned char *s, size_t n)
         int32_t cp = utf8_next(s + i, n - i, &len);
         if (cp < 0)
             return NULL;
+        if (cp > 0x7F && !ascii) {
+            memcpy(o, s + i, len);
+            o += len;
+            i += len;
+            continue;
+        }
         i += len;
         switch (cp) {
         case '"': *o++ = '\\'; *o++ = '"'; break;
@@ -186,7 +193,19 @@ int maat_jw_str(maat_jw *w, const char *str, size_t n)
     char *o = room6(w, n, 2);
     if (!o)
         return 0; /* failed is set; the caller sees it */
-    o = put_str(o, (const unsigned char *)str, n);
+    o = put_str(o, (const unsigned char *)str, n, 1);
+    if (!o)
+        return -1;
+    w->len = (size_t)(o - w->data);
+    return 0;
+}
+
+int maat_jw_str_utf8(maat_jw *w, const char *str, size_t n)
+{
+    char *o = room6(w, n, 2);
+    if (!o)
+        return 0;
+    o = put_str(o, (const unsigned char *)str, n, 0);
     if (!o)
         return -1;
     w->len = (size_t)(o - w->data);
@@ -270,7 +289,7 @@ static int convert(conv *c, int depth)
         size_t n;
         if (read_str(c, &b, &n))
             return -1;
-        c->o = put_str(c->o, b, n);
+        c->o = put_str(c->o, b, n, 1);
         return c->o ? 0 : -1;
     }
     c->p++;
@@ -342,7 +361,7 @@ static int convert(conv *c, int depth)
         keys[i].n = n;
         if (i)
             *c->o++ = ',';
-        c->o = put_str(c->o, s, n);
+        c->o = put_str(c->o, s, n, 1);
         if (!c->o)
             return -1;
         *c->o++ = ':';

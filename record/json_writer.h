@@ -1,5 +1,6 @@
 /* json_writer.h -- JSON text written straight into a growing buffer, for
- * the parts of a game record written once per decision.
+ * what the referee writes after every game: the record (its decisions
+ * above all) and the ladder line.
  *
  * Building a jansson tree for every decision and dumping it cost more
  * instructions than playing the match (docs/PERFORMANCE.md, issue 19).
@@ -7,7 +8,8 @@
  * with JSON_COMPACT | JSON_ENSURE_ASCII (the record's flags): the same
  * escapes (\" \\ \b \f \n \r \t, \u00XX for other control characters,
  * \uXXXX and surrogate pairs for everything above 0x7F), integers in
- * decimal.  tests/test_json_writer.c compares the two on random values.
+ * decimal; or without JSON_ENSURE_ASCII (the ladder line's), characters
+ * above 0x7F copied.  tests/test_json_writer.c compares it with jansson.
  *
  * Errors do not stop the writer: a failed allocation sets `failed` and
  * later writes do nothing, so the caller checks once at the end.
@@ -48,6 +50,10 @@ void maat_jw_int(maat_jw *w, int64_t v);
 /* A JSON string (quotes included) of the n bytes at s.  -1 when they are
  * not valid UTF-8 (jansson refuses such a string): nothing is written. */
 int maat_jw_str(maat_jw *w, const char *s, size_t n);
+
+/* The same, for JSON written without JSON_ENSURE_ASCII (the ladder line):
+ * characters above 0x7F are copied as they are. */
+int maat_jw_str_utf8(maat_jw *w, const char *s, size_t n);
 
 /* One msgpack object (the n bytes at p: exactly one object) as JSON text,
  * the text json_dumps writes for maat_json_from_msgpack_bytes of the same

@@ -11,11 +11,68 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "json_writer.h"
 #include "ladder_line.h"
 
 /* ---- writing ---------------------------------------------------------- */
 
-static json_t *line_json(const maat_ladder_line *l)
+/* `file` as the ladder line names it: relative to the ladder file's
+ * directory when it lies under it, else absolute (or as given, when it
+ * cannot be resolved).  Points into abs (4096 bytes) or at file. */
+static const char *path_from(const char *ladder, const char *file, char *abs)
+{
+    char dir[4096], abs_dir[4096];
+    const char *slash = strrchr(ladder, '/');
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - ladder) : 1,
+             slash ? ladder : ".");
+    if (slash == ladder)
+        snprintf(dir, sizeof dir, "/");
+    if (!realpath(dir, abs_dir) || !realpath(file, abs))
+        return file;
+    size_t n = strlen(abs_dir);
+    if (strncmp(abs, abs_dir, n) == 0 && abs[n] == '/')
+        return abs + n + 1;
+    return abs;
+}
+
+/* A string the line must have: -1 if it is not UTF-8. */
+static int put_str(maat_jw *w, const char *s)
+{
+    return maat_jw_str_utf8(w, s, strlen(s));
+}
+
+/* An array element, `first` or after a comma; one that is not UTF-8 is
+ * left out, as jansson left it out of the array. */
+static void put_elem(maat_jw *w, int *first, const char *s)
+{
+    size_t at = w->len;
+    if (!*first)
+        maat_jw_lit(w, ",");
+    if (s ? put_str(w, s) : (maat_jw_lit(w, "null"), 0)) {
+        w->len = at;
+        return;
+    }
+    *first = 0;
+}
+
+static void put_ints(maat_jw *w, const int *v, int n)
+{
+    maat_jw_lit(w, "[");
+    for (int i = 0; i < n; i++) {
+        if (i)
+            maat_jw_lit(w, ",");
+        maat_jw_int(w, v[i]);
+    }
+    maat_jw_lit(w, "]");
+}
+
+/* The line's text: compact JSON, members in a fixed order, characters
+ * above 0x7F as they are -- the bytes json_dumps gave with JSON_COMPACT |
+ * JSON_PRESERVE_ORDER for the jansson object this was built as
+ * (tests/test_record_bytes.py pins a series' lines).  The faults are
+ * jansson objects (built as the game runs) and dumped by it.  -1 when a
+ * name is not UTF-8. */
+static int line_text(maat_jw *w, const maat_ladder_line *l, const char *path)
 {
     char id[MAAT_MAX_MATCH_ID + 16], when[32];
     snprintf(id, sizeof id, "%s-%d", l->match_id, l->game_index);
@@ -23,68 +80,93 @@ static json_t *line_json(const maat_ladder_line *l)
     struct tm tm;
     gmtime_r(&now, &tm);
     strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%SZ", &tm);
-    json_t *bots = json_array(), *ranks = json_array(), *scores = json_array(),
-           *out = json_array();
+    int bad = !l->faults;
+    maat_jw_lit(w, "{\"v\":1,\"id\":");
+    bad |= put_str(w, id);
+    maat_jw_lit(w, ",\"match\":");
+    bad |= put_str(w, l->match_id);
+    maat_jw_lit(w, ",\"time\":");
+    bad |= put_str(w, when);
+    maat_jw_lit(w, ",\"game\":");
+    bad |= put_str(w, l->game);
+    maat_jw_lit(w, ",\"rules_version\":");
+    bad |= put_str(w, l->rules_version);
+    maat_jw_lit(w, ",\"seed\":");
+    bad |= put_str(w, l->seed);
+    maat_jw_lit(w, ",\"game_index\":");
+    maat_jw_int(w, l->game_index);
+    maat_jw_lit(w, ",\"seats\":");
+    maat_jw_int(w, l->seats);
+    maat_jw_lit(w, ",\"bots\":[");
+    int first = 1;
+    for (int s = 0; s < l->seats; s++)
+        put_elem(w, &first, l->bots[s]);
+    maat_jw_lit(w, "],\"ranks\":");
+    put_ints(w, l->ranks, l->seats);
+    maat_jw_lit(w, ",\"scores\":");
+    put_ints(w, l->scores, l->seats);
+    maat_jw_lit(w, ",\"out\":[");
     for (int s = 0; s < l->seats; s++) {
-        json_array_append_new(bots, json_string(l->bots[s]));
-        json_array_append_new(ranks, json_integer(l->ranks[s]));
-        json_array_append_new(scores, json_integer(l->scores[s]));
-        json_array_append_new(out, json_boolean(l->out[s]));
+        if (s)
+            maat_jw_lit(w, ",");
+        if (l->out[s])
+            maat_jw_lit(w, "true");
+        else
+            maat_jw_lit(w, "false");
     }
-    return json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, s:o, "
-                     "s:o, s:o, s:o, s:O, s:I, s:I}",
-                     "v", 1, "id", id, "match", l->match_id, "time", when,
-                     "game", l->game, "rules_version", l->rules_version,
-                     "seed", l->seed, "game_index", l->game_index, "seats",
-                     l->seats, "bots", bots, "ranks", ranks, "scores", scores,
-                     "out", out, "faults", l->faults, "decisions",
-                     (json_int_t)l->decisions, "duration_ms",
-                     (json_int_t)l->duration_ms);
-}
-
-/* `file` as the ladder line names it: relative to the ladder file's
- * directory when it lies under it, else absolute (or as given, when it
- * cannot be resolved). */
-static json_t *path_from(const char *ladder, const char *file)
-{
-    char dir[4096], abs_dir[4096], abs_file[4096];
-    const char *slash = strrchr(ladder, '/');
-    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - ladder) : 1,
-             slash ? ladder : ".");
-    if (slash == ladder)
-        snprintf(dir, sizeof dir, "/");
-    if (!realpath(dir, abs_dir) || !realpath(file, abs_file))
-        return json_string(file);
-    size_t n = strlen(abs_dir);
-    if (strncmp(abs_file, abs_dir, n) == 0 && abs_file[n] == '/')
-        return json_string(abs_file + n + 1);
-    return json_string(abs_file);
+    maat_jw_lit(w, "],\"faults\":");
+    if (json_array_size(l->faults) == 0) {
+        maat_jw_lit(w, "[]");
+    } else {
+        char *f = json_dumps(l->faults, JSON_COMPACT | JSON_PRESERVE_ORDER);
+        bad |= !f;
+        if (f)
+            maat_jw_raw(w, f, strlen(f));
+        free(f);
+    }
+    maat_jw_lit(w, ",\"decisions\":");
+    maat_jw_int(w, l->decisions);
+    maat_jw_lit(w, ",\"duration_ms\":");
+    maat_jw_int(w, l->duration_ms);
+    char abs[4096];
+    if (l->record_file) {
+        size_t at = w->len;
+        maat_jw_lit(w, ",\"record\":");
+        if (put_str(w, path_from(path, l->record_file, abs)))
+            w->len = at; /* jansson would not set it */
+    }
+    int any_log = 0;
+    for (int s = 0; s < l->seats; s++)
+        any_log |= l->log_files[s] != NULL;
+    if (any_log) {
+        maat_jw_lit(w, ",\"logs\":[");
+        first = 1;
+        for (int s = 0; s < l->seats; s++)
+            put_elem(w, &first, l->log_files[s]
+                                    ? path_from(path, l->log_files[s], abs)
+                                    : NULL);
+        maat_jw_lit(w, "]");
+    }
+    maat_jw_lit(w, "}");
+    return bad ? -1 : 0;
 }
 
 int maat_ladder_line_append(const maat_ladder_line *r, const char *path,
                             maat_error *err)
 {
-    json_t *j = line_json(r);
-    if (j && r->record_file)
-        json_object_set_new(j, "record", path_from(path, r->record_file));
-    int any_log = 0;
-    for (int s = 0; s < r->seats; s++)
-        any_log |= r->log_files[s] != NULL;
-    if (j && any_log) {
-        json_t *logs = json_array();
-        for (int s = 0; s < r->seats; s++)
-            json_array_append_new(logs, r->log_files[s]
-                                  ? path_from(path, r->log_files[s])
-                                  : json_null());
-        json_object_set_new(j, "logs", logs);
+    maat_jw *w = maat_jw_new(1024);
+    if (!w)
+        return maat_error_set(err, MAAT_ENOMEM, "%s: out of memory", path);
+    int bad = line_text(w, r, path);
+    if (bad || w->failed) {
+        maat_jw_destroy(&w);
+        return maat_error_set(err, bad ? MAAT_EIO : MAAT_ENOMEM, "%s: cannot "
+                              "encode the ladder line%s", path, bad ? " (a "
+                              "name or detail is not UTF-8)" : ": out of "
+                              "memory");
     }
-    char *line = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-    json_decref(j);
-    if (!line)
-        return maat_error_set(err, MAAT_EIO, "%s: cannot encode the ladder "
-                              "line (a name or detail is not UTF-8)", path);
-    int rc = maat_jsonl_append(path, line, strlen(line), err);
-    free(line);
+    int rc = maat_jsonl_append(path, w->data, w->len, err);
+    maat_jw_destroy(&w);
     return rc;
 }
 

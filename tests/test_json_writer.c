@@ -16,15 +16,21 @@
  *     maat_json_from_msgpack_bytes; when it does not, it wrote nothing;
  *   - every legal action of random games of every registered game, as
  *     the rules encode it: all of them must take the writer's path (none
- *     falls back to jansson) and give jansson's text.
+ *     falls back to jansson) and give jansson's text;
+ *   - ladder lines (record/ladder_line.c, written without JSON_ENSURE_ASCII)
+ *     with names and paths that are not ASCII or not UTF-8, faults and
+ *     missing logs, against the jansson object the line was built as.
  */
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "json_writer.h"
 #include "maat/internal/msg.h"
 #include "maat/policy.h"
+#include "ladder_line.h"
 #include "record.h"
 
 #define FLAGS (JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_ENSURE_ASCII | \
@@ -50,25 +56,31 @@ static void hexdump(const char *what, const void *p, size_t n)
 
 /* ---- strings ---------------------------------------------------------- */
 
+/* Both ways of writing a string: escaped to ASCII (records) and not
+ * (ladder lines, JSON_COMPACT | JSON_PRESERVE_ORDER only). */
 static int str_case(maat_jw *w, const char *s, size_t n)
 {
-    w->len = 0;
+    int ok = 1;
     json_t *j = json_stringn(s, n);
-    int rc = maat_jw_str(w, s, n);
-    int ok;
-    if (!j) {
-        ok = rc == -1 && w->len == 0;
-        CHECK(ok, "jansson refuses the string, the writer %s",
-              rc ? "wrote something" : "takes it");
-    } else {
-        char *want = json_dumps(j, FLAGS);
-        ok = rc == 0 && w->len == strlen(want) &&
-             !memcmp(w->data, want, w->len);
-        CHECK(ok, "string written as %.*s, jansson %s", (int)w->len,
-              w->data, want);
+    for (int ascii = 1; ascii >= 0; ascii--) {
+        w->len = 0;
+        int rc = ascii ? maat_jw_str(w, s, n) : maat_jw_str_utf8(w, s, n);
+        if (!j) {
+            ok &= rc == -1 && w->len == 0;
+            CHECK(rc == -1 && w->len == 0, "jansson refuses the string, the "
+                  "writer %s", rc ? "wrote something" : "takes it");
+            continue;
+        }
+        char *want = json_dumps(j, ascii ? FLAGS : JSON_COMPACT |
+                                                   JSON_ENCODE_ANY);
+        int same = rc == 0 && w->len == strlen(want) &&
+                   !memcmp(w->data, want, w->len);
+        CHECK(same, "string written as %.*s, jansson %s (ascii %d)",
+              (int)w->len, w->data, want, ascii);
+        ok &= same;
         free(want);
-        json_decref(j);
     }
+    json_decref(j);
     if (!ok)
         hexdump("the string", s, n);
     return ok;
@@ -398,6 +410,109 @@ static void test_actions(maat_jw *w)
     msgpack_sbuffer_destroy(&sb);
 }
 
+/* ---- the ladder line --------------------------------------------------- */
+
+/* The line as it was built before the writer (record/ladder_line.c until
+ * issue 19), with the paths as given (they do not exist, so realpath
+ * fails and they are kept as they are) and the time the writer used. */
+static char *jansson_line(const maat_ladder_line *l, const char *when)
+{
+    char id[MAAT_MAX_MATCH_ID + 16];
+    snprintf(id, sizeof id, "%s-%d", l->match_id, l->game_index);
+    json_t *bots = json_array(), *ranks = json_array(), *scores = json_array(),
+           *out = json_array();
+    for (int s = 0; s < l->seats; s++) {
+        json_array_append_new(bots, json_string(l->bots[s]));
+        json_array_append_new(ranks, json_integer(l->ranks[s]));
+        json_array_append_new(scores, json_integer(l->scores[s]));
+        json_array_append_new(out, json_boolean(l->out[s]));
+    }
+    json_t *j = json_pack("{s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:i, "
+                          "s:o, s:o, s:o, s:o, s:O, s:I, s:I}",
+        "v", 1, "id", id, "match", l->match_id, "time", when, "game", l->game,
+        "rules_version", l->rules_version, "seed", l->seed, "game_index",
+        l->game_index, "seats", l->seats, "bots", bots, "ranks", ranks,
+        "scores", scores, "out", out, "faults", l->faults, "decisions",
+        (json_int_t)l->decisions, "duration_ms", (json_int_t)l->duration_ms);
+    if (j && l->record_file)
+        json_object_set_new(j, "record", json_string(l->record_file));
+    int any = 0;
+    for (int s = 0; s < l->seats; s++)
+        any |= l->log_files[s] != NULL;
+    if (j && any) {
+        json_t *logs = json_array();
+        for (int s = 0; s < l->seats; s++)
+            json_array_append_new(logs, l->log_files[s]
+                                  ? json_string(l->log_files[s])
+                                  : json_null());
+        json_object_set_new(j, "logs", logs);
+    }
+    char *text = j ? json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(j);
+    return text;
+}
+
+static void test_ladder_line(void)
+{
+    char dir[] = "/tmp/maat-test-jw-XXXXXX", path[64];
+    CHECK(mkdtemp(dir) != NULL, "mkdtemp");
+    snprintf(path, sizeof path, "%s/ladder.jsonl", dir);
+    const char *names[] = {"ann", "b\xc3\xa9" "a", "\xff", "c\"d", "e\x01"};
+    const char *files[] = {NULL, "/no/such/r\xc3\xa9" "cord.json",
+                           "/no/such/\xfe" ".json", "/no/such/a\"b\\c.json",
+                           "/no/such/\xf0\x9f\x98\x80.log"};
+    for (int c = 0; c < 200; c++) {
+        int seats = 2 + (int)below(4), ranks[5], scores[5], out[5];
+        const char *bots[5];
+        for (int s = 0; s < seats; s++) {
+            bots[s] = names[below(5)];
+            ranks[s] = 1 + (int)below(5);
+            scores[s] = (int)below(200) - 20;
+            out[s] = (int)below(2);
+        }
+        json_t *faults = json_array();
+        for (unsigned k = below(3); k > 0; k--)
+            json_array_append_new(faults, json_pack("{s:i, s:s, s:s}", "seat",
+                1, "kind", "timeout", "detail", below(2) ? "na\xc3\xafve \"q\""
+                                                         : "\xe2\x98\x83\t"));
+        maat_ladder_line l = {
+            .match_id = "m-1", .game_index = (int)below(3), .game = "pyramids",
+            .rules_version = "pyramids-2", .seed = "42", .seats = seats,
+            .bots = bots, .ranks = ranks, .scores = scores, .out = out,
+            .faults = faults, .decisions = (int64_t)(rnd() >> 40),
+            .duration_ms = (int64_t)below(100000),
+            .record_file = files[below(5)]};
+        for (int s = 0; s < seats; s++)
+            l.log_files[s] = below(3) ? files[below(5)] : NULL;
+        unlink(path);
+        maat_error err = {0, ""};
+        int rc = maat_ladder_line_append(&l, path, &err);
+        char line[8192] = "";
+        FILE *f = fopen(path, "r");
+        if (f) {
+            if (!fgets(line, sizeof line, f))
+                line[0] = 0;
+            fclose(f);
+        }
+        line[strcspn(line, "\n")] = 0;
+        char when[32] = "";
+        const char *t = strstr(line, "\"time\":\"");
+        if (t)
+            snprintf(when, sizeof when, "%.20s", t + 8);
+        char *want = jansson_line(&l, when);
+        if (!want)
+            CHECK(rc != MAAT_OK, "case %d: jansson refuses the line, the "
+                  "writer wrote %s", c, line);
+        else
+            CHECK(rc == MAAT_OK && !strcmp(line, want), "case %d: ladder line"
+                  "\n  %s\n  jansson:\n  %s", c, line, want);
+        free(want);
+        json_decref(faults);
+    }
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
     maat_jw *w = maat_jw_new(16); /* small: the growth is exercised too */
@@ -408,6 +523,7 @@ int main(void)
     test_ints(w);
     test_msgpack(w);
     test_actions(w);
+    test_ladder_line();
     CHECK(!w->failed, "no allocation failed");
     maat_jw_destroy(&w);
     CHECK(w == NULL, "maat_jw_destroy clears the pointer");

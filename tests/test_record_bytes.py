@@ -7,11 +7,13 @@ SHA-256 of each record must equal the one pinned below: every game, 2 to 5
 seats, a series, faults (malformed, illegal and crashed answers, the
 default policy playing for a seat that is out), and --record-timing (its
 wall_us and cpu_us change run to run and are zeroed before hashing; the
-spies report a reproducible think_us, which is kept).
+spies report a reproducible think_us, which is kept); and the ladder lines
+of two of them, with faults and with links to the record and the bots'
+logs (their time and duration_ms zeroed).
 
-The hashes were taken with the jansson tree the record's decisions were
-dumped from before issue 19's writer (record/json_writer.c): the writer
-may not change one byte.  A deliberate change of the record (documented
+The hashes were taken with the jansson trees the record and the ladder
+line were dumped from before issue 19's writer (record/json_writer.c):
+the writer may not change one byte.  A deliberate change of the record (documented
 in docs/FORMATS.md) or of the rules or the deal (a new rules_version)
 updates the hashes here, in the same commit: `test_record_bytes.py
 --print` prints them.  A failing run keeps its records and says where.
@@ -73,8 +75,14 @@ MATCHES = {
                              hostile('evil', 'garbage', 3),
                              ['architects-2-garbage.json']),
     'architects-series': (['--game', 'architects', '--seed', '5', '--games',
-                           '3'] + spies(3, 90),
-                          ['architects-series-%d.json' % k for k in range(3)]),
+                           '3', '--ladder', '{d}/series.jsonl', '--log-dir',
+                           '{d}/logs'] + spies(3, 90),
+                          ['architects-series-%d.json' % k for k in range(3)] +
+                          ['series.jsonl']),
+    'pyramix-faults-ladder': (['--game', 'pyramix', '--seed', '12',
+                               '--fixed-seats', '--ladder', '{d}/faults.jsonl'] +
+                              spies(2, 100) + hostile('evil', 'illegal', 1),
+                              ['pyramix-faults-ladder.json', 'faults.jsonl']),
 }
 
 # record -> its sha256, wall_us and cpu_us zeroed (see above)
@@ -101,15 +109,25 @@ PINNED = {
     '8178504893bc43ebf5a41193ea6f70eb5372d321bf25acc39ad2cbc6637f0246',
     'architects-series-2.json':
     'ae06c9f3ed8e5afbd98a82ccffa1b2de2b1bd5f64bd2b9725a41b469128a5682',
+    'series.jsonl':
+    '998bff1856e4b86dc599de28e598bbbac685b6bbb76fb092afa8af468c0a9edb',
+    'pyramix-faults-ladder.json':
+    'a73ba0f174d479681c7b64a6e3012d934dc70a4bc5075cc540ccf035d88314fa',
+    'faults.jsonl':
+    '934d52534c3bba9a4d6ceac7953341bb6f7e939cc541c481f8332af30603d3fa',
 }
 
-TIMING = re.compile(rb'"(wall_us|cpu_us)":-?[0-9]+')
+# what changes run to run: a record's timing, a ladder line's time and
+# duration (zeroed before hashing)
+TIMING = re.compile(rb'"(wall_us|cpu_us|duration_ms)":-?[0-9]+')
+WHEN = re.compile(rb'"time":"[^"]*"')
 
 
 def digest(path):
     with open(path, 'rb') as f:
         data = f.read()
-    return hashlib.sha256(TIMING.sub(rb'"\1":0', data)).hexdigest()
+    data = WHEN.sub(b'"time":""', TIMING.sub(rb'"\1":0', data))
+    return hashlib.sha256(data).hexdigest()
 
 
 def main():
@@ -119,10 +137,11 @@ def main():
     os.makedirs(spy_dir)
     env = dict(os.environ, MAAT_SPY_DIR=spy_dir)
     for name, (args, files) in MATCHES.items():
-        base = files[0] if len(files) == 1 else re.sub(r'-0\.json$', '.json',
-                                                       files[0])
+        base = re.sub(r'-0\.json$', '.json', files[0])
+        os.makedirs(os.path.join(d, 'logs'), exist_ok=True)
         cmd = [REFEREE, '--quiet', '--no-sandbox', '--match-id', 'm-' + name,
-               '--time', '5000', '--record', os.path.join(d, base)] + args
+               '--time', '5000', '--record', os.path.join(d, base)] + \
+            [a.replace('{d}', d) for a in args]
         p = subprocess.run(cmd, capture_output=True, text=True, timeout=300,
                            env=env)
         check(p.returncode == 0, '%s: the match finishes' % name, p.stderr)
@@ -138,6 +157,9 @@ def main():
                   'sha256 %s, pinned %s' % (got, want))
             with open(path) as fh:
                 try:
+                    if f.endswith('.jsonl'):
+                        [json.loads(line) for line in fh]
+                        continue
                     rec = json.load(fh)
                 except ValueError as e:
                     check(False, '%s: %s is JSON' % (name, f), e)
