@@ -58,6 +58,12 @@ char *maat_jw_reserve(maat_jw *w, size_t n)
 /* An integer as "%lld" writes it: at most 20 bytes. */
 static char *put_int(char *o, int64_t v)
 {
+    if (v >= 0 && v < 100) { /* most of a game's numbers */
+        if (v >= 10)
+            *o++ = (char)('0' + v / 10);
+        *o++ = (char)('0' + v % 10);
+        return o;
+    }
     char tmp[24], *e = tmp + sizeof tmp, *s = e;
     /* the magnitude as unsigned: INT64_MIN has no positive int64 */
     uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
@@ -352,7 +358,7 @@ static int convert(conv *c, int depth)
     for (size_t i = 0; i < count; i++) {
         const unsigned char *s;
         size_t n;
-        if (read_str(c, &s, &n) || n > 127 || memchr(s, 0, n))
+        if (read_str(c, &s, &n) || n > 127)
             return -1;
         for (size_t k = 0; k < i; k++)
             if (keys[k].n == n && !memcmp(keys[k].s, s, n))
@@ -361,9 +367,22 @@ static int convert(conv *c, int depth)
         keys[i].n = n;
         if (i)
             *c->o++ = ',';
-        c->o = put_str(c->o, s, n, 1);
-        if (!c->o)
-            return -1;
+        /* a key is plain ASCII (copied here) or takes the long way */
+        char *o = c->o;
+        size_t j = 0;
+        *o++ = '"';
+        while (j < n && plain(s[j]))
+            *o++ = (char)s[j++];
+        if (j == n) {
+            *o++ = '"';
+        } else if (memchr(s, 0, n)) {
+            return -1; /* jansson's key ends at the NUL */
+        } else {
+            o = put_str(c->o, s, n, 1);
+            if (!o)
+                return -1;
+        }
+        c->o = o;
         *c->o++ = ':';
         if (convert(c, depth + 1))
             return -1;
