@@ -457,9 +457,9 @@ static void test_ladder_line(void)
     char dir[] = "/tmp/maat-test-jw-XXXXXX", path[64];
     CHECK(mkdtemp(dir) != NULL, "mkdtemp");
     snprintf(path, sizeof path, "%s/ladder.jsonl", dir);
-    const char *names[] = {"ann", "b\xc3\xa9" "a", "\xff", "c\"d", "e\x01"};
-    const char *files[] = {NULL, "/no/such/r\xc3\xa9" "cord.json",
-                           "/no/such/\xfe" ".json", "/no/such/a\"b\\c.json",
+    const char *names[] = {"ann", "b\303\251a", "\xff", "c\"d", "e\x01"};
+    const char *files[] = {NULL, "/no/such/r\303\251cord.json",
+                           "/no/such/\376.json", "/no/such/a\"b\\c.json",
                            "/no/such/\xf0\x9f\x98\x80.log"};
     for (int c = 0; c < 200; c++) {
         int seats = 2 + (int)below(4), ranks[5], scores[5], out[5];
