@@ -42,7 +42,9 @@ static inline void maat_jw_raw(maat_jw *w, const char *s, size_t n)
         w->len += n;
     }
 }
-#define maat_jw_lit(w, s) maat_jw_raw((w), (s), sizeof(s) - 1)
+/* A string literal (only: "" s "" does not compile for anything else,
+ * where sizeof would be a pointer's). */
+#define maat_jw_lit(w, s) maat_jw_raw((w), "" s "", sizeof(s) - 1)
 
 /* An integer, as "%lld" writes it. */
 void maat_jw_int(maat_jw *w, int64_t v);

@@ -167,8 +167,10 @@ static int record_text(maat_jw *w, const maat_game_result *r)
         maat_jw_int(w, s);
         maat_jw_lit(w, ",\"bot\":");
         bad |= put_str(w, r->bot_names[s]);
-        maat_jw_raw(w, s + 1 < r->seats ? "},\n" : "}\n", s + 1 < r->seats
-                                                            ? 3 : 2);
+        maat_jw_lit(w, "}");
+        if (s + 1 < r->seats)
+            maat_jw_lit(w, ",");
+        maat_jw_lit(w, "\n");
     }
     maat_jw_lit(w, "],\n\"decisions\": ");
     if (r->decisions)
@@ -177,14 +179,16 @@ static int record_text(maat_jw *w, const maat_game_result *r)
         maat_jw_lit(w, "[]");
     maat_jw_lit(w, ",\n\"faults\": ");
     size_t nf = json_array_size(r->faults);
-    if (nf == 0)
-        maat_jw_lit(w, "[]");
+    maat_jw_lit(w, "[");
     for (size_t i = 0; i < nf; i++) {
-        maat_jw_raw(w, i ? ",\n  " : "[\n  ", 4);
+        if (i)
+            maat_jw_lit(w, ",");
+        maat_jw_lit(w, "\n  ");
         bad |= put_json(w, json_array_get(r->faults, i));
-        if (i + 1 == nf)
-            maat_jw_lit(w, "\n]");
     }
+    if (nf)
+        maat_jw_lit(w, "\n");
+    maat_jw_lit(w, "]");
     maat_jw_lit(w, ",\n\"result\": [\n");
     for (int s = 0; s < r->seats; s++) {
         maat_jw_lit(w, "  {\"seat\":");
@@ -209,8 +213,9 @@ static int record_text(maat_jw *w, const maat_game_result *r)
             maat_jw_lit(w, ",\"out\":true}");
         else
             maat_jw_lit(w, ",\"out\":false}");
-        maat_jw_raw(w, s + 1 < r->seats ? ",\n" : "\n", s + 1 < r->seats
-                                                          ? 2 : 1);
+        if (s + 1 < r->seats)
+            maat_jw_lit(w, ",");
+        maat_jw_lit(w, "\n");
     }
     maat_jw_lit(w, "]\n}\n");
     return bad ? -1 : 0;

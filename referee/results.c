@@ -96,7 +96,7 @@ int match_record_decision(match *m, int seat, const maat_action *a,
 /* The record's decisions as the text of a JSON array, one decision per
  * line, written straight from m->dec: byte for byte what json_dumps wrote
  * for the jansson tree built here before (the golden records of
- * tests/test_record_bytes.c pin it), at a fraction of the instructions.
+ * tests/test_record_bytes.py pin it), at a fraction of the instructions.
  * The action is the rules' own msgpack encoding turned into JSON; one the
  * writer does not take (never from today's encoders) goes through jansson
  * as before.  NULL when out of memory. */
