@@ -1,0 +1,290 @@
+/* test_rules_trace.c -- the rules engines' behaviour, pinned as hashes.
+ *
+ * The rules engines are tuned for speed (docs/PERFORMANCE.md, "Rules
+ * engine, halved"); this test is the proof that tuning changed nothing a
+ * bot, a referee or a record can tell.  For every built-in game and every
+ * seat count it plays seeded random games through the generic maat_rules
+ * interface and folds into one 64-bit hash (FNV-1a) per (game, seats):
+ *
+ *  - the events of the deal and of every apply: every field, and their
+ *    msgpack encoding;
+ *  - at every decision: whose it is and its kind, the whole legal list in
+ *    order (the count, then every action's kind and args, and its
+ *    encoding), and the observation bytes of every seat, of the
+ *    omniscient seat and of an outside seat;
+ *  - at every decision, probes on copies of the state: a few legal actions
+ *    with one field changed (and now and then a random action): apply's
+ *    answer (code and message) and, when it accepts, the events and the
+ *    omniscient observation after it;
+ *  - at the end: the scores (total, rank, parts) and each seat's render.
+ *
+ * Besides, at every decision, legal_actions with a smaller cap must write
+ * the same prefix and return the same total, and a copy must list the same
+ * actions.  The hashes below were computed on the code before the engines
+ * were tuned (main at 64846f0); a change of behaviour changes them.  When
+ * a rule changes on purpose (rules_version bumped), rerun with
+ * MAAT_TRACE_PRINT=1 and pin the new values in the same commit.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "maat/game.h"
+#include "maat/rng.h"
+
+#define MAXA 2048 /* more than any game lists at once */
+#define PROBES 6  /* changed actions tried per decision */
+
+typedef struct trace {
+    uint64_t h;
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
+} trace;
+
+static void mix(trace *t, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        t->h ^= b[i];
+        t->h *= 1099511628211ull;
+    }
+}
+
+static void mix_int(trace *t, long long v)
+{
+    int64_t x = (int64_t)v;
+    mix(t, &x, sizeof x);
+}
+
+/* The bytes written by one encoder call, and its return code. */
+#define MIX_ENCODED(t, call)                                                 \
+    do {                                                                     \
+        msgpack_sbuffer_clear(&(t)->sb);                                     \
+        mix_int((t), (call));                                                \
+        mix_int((t), (long long)(t)->sb.size);                               \
+        mix((t), (t)->sb.data, (t)->sb.size);                                \
+    } while (0)
+
+static void mix_action(trace *t, const maat_rules *r, const maat_game *g,
+                       const maat_action *a)
+{
+    mix_int(t, a->kind);
+    for (int k = 0; k < MAAT_ACTION_ARGS; k++)
+        mix_int(t, a->arg[k]);
+    MIX_ENCODED(t, r->encode_action(g, a, &t->pk));
+}
+
+static void mix_events(trace *t, const maat_rules *r, const maat_game *g,
+                       maat_events *ev)
+{
+    mix_int(t, (long long)ev->count);
+    for (size_t i = 0; i < ev->count; i++) {
+        const maat_event *e = &ev->items[i];
+        mix_int(t, e->visible_to);
+        mix_int(t, e->kind);
+        mix_int(t, e->seat);
+        for (int k = 0; k < MAAT_EVENT_ARGS; k++)
+            mix_int(t, e->arg[k]);
+        MIX_ENCODED(t, r->encode_event(g, e, &t->pk));
+    }
+    maat_events_clear(ev);
+}
+
+static void mix_observations(trace *t, const maat_rules *r,
+                             const maat_game *g, int seats)
+{
+    for (int s = -2; s < seats; s++) /* omniscient, outsider, each seat */
+        MIX_ENCODED(t, r->encode_observation(g, s, &t->pk));
+}
+
+static void mix_error(trace *t, int rc, const maat_error *err)
+{
+    mix_int(t, rc);
+    if (rc)
+        mix(t, err->msg, strlen(err->msg));
+}
+
+/* A legal action with one field changed, or now and then any action. */
+static maat_action changed(const maat_action *legal, int n, maat_rng *rng)
+{
+    maat_action a = legal[maat_rng_below(rng, (uint32_t)n)];
+    uint32_t what = maat_rng_below(rng, 10);
+    int v = (int)maat_rng_below(rng, 130) - 10; /* -10..119 */
+    if (what == 0) {
+        a.kind = (int32_t)maat_rng_below(rng, 8) - 1;
+        for (int k = 0; k < MAAT_ACTION_ARGS; k++)
+            a.arg[k] = (int32_t)maat_rng_below(rng, 20) - 4;
+    } else if (what == 1) {
+        a.kind = v % 8;
+    } else if (what < 6) {
+        /* mostly small values: the ones that are nearly legal */
+        a.arg[maat_rng_below(rng, 5)] = v % 9 - 3;
+    } else {
+        a.arg[maat_rng_below(rng, MAAT_ACTION_ARGS)] = v;
+    }
+    return a;
+}
+
+static int same_actions(const maat_action *a, const maat_action *b, int n)
+{
+    return n == 0 || memcmp(a, b, sizeof *a * (size_t)n) == 0;
+}
+
+/* One game; returns the number of decisions, -1 after a failure. */
+static int play(trace *t, const maat_rules *r, const maat_setup *setup,
+                int seats, uint64_t seed, maat_rng *rng)
+{
+    static maat_action buf[MAXA], again[MAXA];
+    maat_events ev = {0};
+    maat_error err = {0};
+    maat_seed sd;
+    maat_game *g = r->game_new(setup, maat_seed_from_u64(&sd, seed), seats,
+                               &ev, &err);
+    CHECK(g, "%s: game_new(%d seats): %s", r->name, seats, err.msg);
+    if (!g)
+        return -1;
+    mix_events(t, r, g, &ev);
+    int decisions = 0;
+    for (;;) {
+        maat_decision d = r->decision(g);
+        mix_int(t, d.seat);
+        mix_int(t, d.kind);
+        mix_int(t, r->is_over(g));
+        int n = r->legal_actions(g, buf, MAXA);
+        mix_int(t, n);
+        CHECK(n <= MAXA, "%s: %d legal actions", r->name, n);
+        if (n > MAXA)
+            break;
+        for (int i = 0; i < n; i++)
+            mix_action(t, r, g, &buf[i]);
+        mix_observations(t, r, g, seats);
+        if (n == 0)
+            break;
+        /* a smaller cap: the same total, the same first actions */
+        int cap = (int)maat_rng_below(rng, (uint32_t)n);
+        int m = r->legal_actions(g, again, cap);
+        CHECK(m == n && same_actions(buf, again, cap),
+              "%s: cap %d gave %d actions, not the first of %d", r->name, cap,
+              m, n);
+        for (int p = 0; p < PROBES; p++) {
+            maat_game *c = r->copy(g);
+            CHECK(c, "%s: copy", r->name);
+            if (!c)
+                break;
+            if (p == 0) {
+                int nc = r->legal_actions(c, again, MAXA);
+                CHECK(nc == n && same_actions(buf, again, n),
+                      "%s: a copy lists other actions", r->name);
+            }
+            maat_action a = changed(buf, n, rng);
+            maat_error perr = {0};
+            int rc = r->apply(c, &a, &ev, &perr);
+            mix_error(t, rc, &perr);
+            if (rc == MAAT_OK) {
+                mix_events(t, r, c, &ev);
+                MIX_ENCODED(t, r->encode_observation(c, MAAT_OMNISCIENT,
+                                                     &t->pk));
+            }
+            CHECK(rc == MAAT_OK || ev.count == 0,
+                  "%s: a refused action emitted events", r->name);
+            maat_events_clear(&ev);
+            r->destroy(&c);
+        }
+        maat_action a = buf[maat_rng_below(rng, (uint32_t)n)];
+        int rc = r->apply(g, &a, &ev, &err);
+        CHECK(rc == MAAT_OK, "%s: a legal action refused: %s", r->name,
+              err.msg);
+        if (rc)
+            break;
+        mix_events(t, r, g, &ev);
+        decisions++;
+    }
+    maat_score sc[MAAT_MAX_SEATS];
+    r->scores(g, sc);
+    for (int i = 0; i < seats; i++) {
+        mix_int(t, sc[i].total);
+        mix_int(t, sc[i].rank);
+        for (int k = 0; k < r->n_score_parts; k++)
+            mix_int(t, sc[i].part[k]);
+    }
+    for (int s = -2; s < seats; s++) {
+        char *text = maat_game_render(r, g, s);
+        CHECK(text, "%s: render", r->name);
+        if (text)
+            mix(t, text, strlen(text));
+        free(text);
+    }
+    r->destroy(&g);
+    maat_events_free(&ev);
+    return decisions;
+}
+
+/* Games per seat count, and what they hashed to on the reference code. */
+#define GAMES 150
+static const struct pin {
+    const char *game;
+    int seats;
+    uint64_t hash;
+} pins[] = {
+    {"pyramids", 2, 0xdc55c97eafb1923dull}, /* 10100 decisions */
+    {"pyramids", 3, 0x33d478b34d57da04ull}, /* 15123 decisions */
+    {"pyramids", 4, 0x2e937050881e1bc8ull}, /* 19974 decisions */
+    {"pyramids", 5, 0x4cbb27c4ccf516d7ull}, /* 25001 decisions */
+    {"pyramix", 2, 0x142ed8450601f26cull}, /* 5250 decisions */
+    {"pyramix", 3, 0x5b4bec8c9e457702ull}, /* 5250 decisions */
+    {"pyramix", 4, 0xab70f686185970c5ull}, /* 5250 decisions */
+    {"architects", 2, 0xefe90e849d0f0c1aull}, /* 13913 decisions */
+    {"architects", 3, 0xbd584ad8d3a9e9f3ull}, /* 21261 decisions */
+    {"architects", 4, 0x70d78bf82be8f51aull}, /* 28568 decisions */
+};
+
+int main(void)
+{
+    int print = getenv("MAAT_TRACE_PRINT") != NULL;
+    trace t;
+    msgpack_sbuffer_init(&t.sb);
+    msgpack_packer_init(&t.pk, &t.sb, msgpack_sbuffer_write);
+    int n_pins = (int)(sizeof pins / sizeof pins[0]);
+    for (int p = 0; p < n_pins; p++) {
+        const maat_rules *r = maat_rules_find(pins[p].game);
+        CHECK(r, "no game %s", pins[p].game);
+        if (!r)
+            continue;
+        maat_options opt = {0};
+        maat_error err = {0};
+        maat_setup *setup = r->setup_new(&opt, &err);
+        CHECK(setup, "%s: setup: %s", r->name, err.msg);
+        if (!setup)
+            continue;
+        /* the players' choices and probes: one stream per (game, seats) */
+        maat_seed key, players;
+        char label[64];
+        snprintf(label, sizeof label, "trace %s %d", r->name, pins[p].seats);
+        maat_seed_derive(&players, maat_seed_from_u64(&key, 19), label);
+        maat_rng rng;
+        maat_rng_seed(&rng, &players);
+        t.h = 14695981039346656037ull;
+        long decisions = 0;
+        for (int i = 0; i < GAMES; i++) {
+            int d = play(&t, r, setup, pins[p].seats, 1000u * (unsigned)p + (unsigned)i,
+                         &rng);
+            if (d < 0)
+                break;
+            decisions += d;
+        }
+        if (print)
+            printf("    {\"%s\", %d, 0x%016llxull}, /* %ld decisions */\n",
+                   r->name, pins[p].seats, (unsigned long long)t.h,
+                   decisions);
+        CHECK(t.h == pins[p].hash,
+              "%s, %d seats: the trace hashes to 0x%016llx, pinned "
+              "0x%016llx: the rules engine behaves differently",
+              r->name, pins[p].seats, (unsigned long long)t.h,
+              (unsigned long long)pins[p].hash);
+        r->setup_destroy(&setup);
+    }
+    msgpack_sbuffer_destroy(&t.sb);
+    return check_done("rules_trace");
+}
