@@ -9,6 +9,7 @@
  *   KEEP  from the first player clockwise, each seat with 2+ cards keeps one.
  * Every state change emits events (maat_event) tagged with who may see
  * them; the referee forwards them, the state itself never leaves here. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -159,71 +160,109 @@ int pyr_tile_available(const maat_pyr_state *st, int tile)
 
 /* ---- the pyramid ---------------------------------------------------- */
 
-/* The base row: how many cards it holds and its leftmost and rightmost
- * positions (99 and -99 when it is empty, as only a hand-built state can
- * be with pyramid_n > 0). */
-static int base_span(const maat_pyr_seat *s, int *lo, int *hi)
+/* The pyramid as bit masks: bit 7 * stage + i stands for grid[stage][i]
+ * (position i - 3), set when a card is there.  The 28 cells are 28
+ * contiguous bytes and a cell is empty when its byte is negative, so the
+ * mask is the sign bits gathered eight at a time by a multiply: every
+ * spot below is then a few AND and shift operations instead of a loop
+ * over the cells.  legal_actions and apply both start from it. */
+#define PYR_ROW 0x7Fu /* the bits of one stage */
+
+static inline uint32_t sign_bits(uint64_t w)
 {
-    int base = 0;
-    *lo = 99;
-    *hi = -99;
-    for (int i = 0; i < MAAT_PYR_POSITIONS; i++)
-        if (s->grid[0][i] >= 0) {
-            if (base++ == 0)
-                *lo = i - MAAT_PYR_POS_OFFSET;
-            *hi = i - MAAT_PYR_POS_OFFSET;
-        }
-    return base;
+    /* byte j's sign to bit 8j, then the multiply moves bit 8j to bit
+     * 56 + j with no carries (each (byte, multiplier bit) pair lands on
+     * its own bit) */
+    return (uint32_t)((((w >> 7) & 0x0101010101010101ull) *
+                       0x0102040810204080ull) >> 56);
 }
 
-/* Position p of stage s > 0 is a spot when it is free and both cards
- * under it (p and p + 1 of stage s - 1) are there.  Index arithmetic
- * only: for s >= 1 every p in -3..3-s has p + 1 inside the row below. */
-static inline int upper_spot(const maat_pyr_seat *s, int stage, int i)
+static inline uint32_t occupied(const maat_pyr_seat *s)
 {
-    return s->grid[stage][i] < 0 && s->grid[stage - 1][i] >= 0 &&
-           s->grid[stage - 1][i + 1] >= 0;
+    uint32_t empty = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w0, w1, w2;
+    uint32_t w3;
+    const char *g = (const char *)s->grid;
+    memcpy(&w0, g, 8);
+    memcpy(&w1, g + 8, 8);
+    memcpy(&w2, g + 16, 8);
+    memcpy(&w3, g + 24, 4);
+    empty = sign_bits(w0) | sign_bits(w1) << 8 | sign_bits(w2) << 16 |
+            sign_bits(w3) << 24;
+#else
+    const int8_t *g = &s->grid[0][0];
+    for (int i = 0; i < MAAT_PYR_STAGES * MAAT_PYR_POSITIONS; i++)
+        empty |= (uint32_t)(g[i] < 0) << i;
+#endif
+    return ~empty & ((1u << (MAAT_PYR_STAGES * MAAT_PYR_POSITIONS)) - 1);
 }
 
-/* maat_pyr_spots; static so that build_actions inlines it rather than
- * calling through the shared library's PLT. */
-static int spots(const maat_pyr_seat *s, int spot[][2], int cap)
+/* The base row's spots as indices 0..6 (lo - 1 and hi + 1 of the cards
+ * there), or 0 when it takes none: it is empty (only a hand-built state
+ * can be with pyramid_n > 0), full (4 cards) or touches an end of the
+ * grid (the range checks never bind in a reachable state, where the base
+ * grows from position 0; they keep a hand-made or forged state from
+ * producing a spot outside the grid). */
+static inline int base_spots(uint32_t row0, int *left, int *right)
 {
-    int n = 0;
+    uint32_t four = row0 & (row0 - 1); /* drop three cards: any left? */
+    four &= four - 1;
+    four &= four - 1;
+    if (row0 == 0 || four)
+        return 0;
+    *left = __builtin_ctz(row0) - 1;
+    *right = 31 - __builtin_clz(row0) + 1;
+    return *left >= 0 && *right < MAAT_PYR_POSITIONS;
+}
+
+/* The spots of the upper stages, all at once: bit 7 * (stage - 1) + i is
+ * set when position i of stage `stage` (1..3) is free and its two
+ * supports (i and i + 1 of the stage below) are there.  Each stage's row
+ * is compared with the row below it shifted into its place; the last
+ * position of each row below has no right neighbour (UPPER_ROWS). */
+#define UPPER_ROWS (0x3Fu | 0x1Fu << 7 | 0x0Fu << 14)
+static inline uint32_t upper_spots(uint32_t occ)
+{
+    return ~(occ >> 7) & occ & occ >> 1 & UPPER_ROWS;
+}
+
+/* The legal spots for a new pyramid card, in the order maat_pyr_spots
+ * lists them (the base row's left then right end, then every upper stage
+ * by position), as grid indices (stage, i): returns how many, at most
+ * 2 + 6 + 5 + 4. */
+static int spots_of(const maat_pyr_seat *s, int8_t stage[17], int8_t idx[17])
+{
     if (s->pyramid_n == 0) {
-        if (cap > 0) {
-            spot[0][0] = 0;
-            spot[0][1] = 0;
-        }
+        stage[0] = 0;
+        idx[0] = MAAT_PYR_POS_OFFSET;
         return 1;
     }
-    int lo, hi;
-    /* the range checks never bind in a reachable state (the base grows
-     * from position 0 and has at most 4 cards); they keep a hand-made or
-     * forged state from producing a spot outside the grid */
-    int base = base_span(s, &lo, &hi);
-    if (base > 0 && base < 4 && lo - 1 >= -MAAT_PYR_POS_OFFSET &&
-        hi + 1 <= MAAT_PYR_POS_OFFSET) {
-        if (n < cap) { spot[n][0] = 0; spot[n][1] = lo - 1; }
-        n++;
-        if (n < cap) { spot[n][0] = 0; spot[n][1] = hi + 1; }
-        n++;
+    uint32_t occ = occupied(s);
+    int n = 0, left, right;
+    if (base_spots(occ & PYR_ROW, &left, &right)) {
+        stage[0] = stage[1] = 0;
+        idx[0] = (int8_t)left;
+        idx[1] = (int8_t)right;
+        n = 2;
     }
-    for (int stage = 1; stage < MAAT_PYR_STAGES; stage++)
-        for (int i = 0; i < MAAT_PYR_POSITIONS - stage; i++)
-            if (upper_spot(s, stage, i)) {
-                if (n < cap) {
-                    spot[n][0] = stage;
-                    spot[n][1] = i - MAAT_PYR_POS_OFFSET;
-                }
-                n++;
-            }
+    for (uint32_t m = upper_spots(occ); m; m &= m - 1) {
+        int b = __builtin_ctz(m), up = (b >= 7) + (b >= 14);
+        stage[n] = (int8_t)(1 + up);
+        idx[n++] = (int8_t)(b - 7 * up);
+    }
     return n;
 }
 
 int maat_pyr_spots(const maat_pyr_seat *s, int spot[][2], int cap)
 {
-    return spots(s, spot, cap);
+    int8_t stage[17], idx[17];
+    int n = spots_of(s, stage, idx);
+    for (int k = 0; k < n && k < cap; k++) {
+        spot[k][0] = stage[k];
+        spot[k][1] = idx[k] - MAAT_PYR_POS_OFFSET;
+    }
+    return n;
 }
 
 /* Is (stage, pos) among maat_pyr_spots(s)?  Decided for that one spot
@@ -232,16 +271,16 @@ static int spot_is_legal(const maat_pyr_seat *s, int stage, int pos)
 {
     if (s->pyramid_n == 0)
         return stage == 0 && pos == 0;
-    if (stage == 0) {
-        int lo, hi, base = base_span(s, &lo, &hi);
-        return base > 0 && base < 4 && lo - 1 >= -MAAT_PYR_POS_OFFSET &&
-               hi + 1 <= MAAT_PYR_POS_OFFSET &&
-               (pos == lo - 1 || pos == hi + 1);
-    }
-    if (stage < 1 || stage >= MAAT_PYR_STAGES ||
+    if (stage < 0 || stage >= MAAT_PYR_STAGES ||
         pos < -MAAT_PYR_POS_OFFSET || pos > MAAT_PYR_POS_OFFSET - stage)
         return 0;
-    return upper_spot(s, stage, pos + MAAT_PYR_POS_OFFSET);
+    int i = pos + MAAT_PYR_POS_OFFSET;
+    if (stage > 0)
+        return s->grid[stage][i] < 0 && s->grid[stage - 1][i] >= 0 &&
+               s->grid[stage - 1][i + 1] >= 0;
+    int left, right;
+    return base_spots(occupied(s) & PYR_ROW, &left, &right) &&
+           (i == left || i == right);
 }
 
 static int hand_index(const maat_pyr_seat *s, int card)
@@ -315,67 +354,99 @@ static void put(maat_action *out, int cap, int *n, int kind, int a0, int a1,
     (*n)++;
 }
 
+/* The (tomb, obelisk) choices of a build, in the order they have always
+ * been listed: neither; obelisk only; then per tomb card, tomb only and
+ * tomb with each remaining obelisk card; a card is named by its index
+ * among the other cards of the hand (hand order), N is none.  They depend
+ * only on what the God tile allows (and the tomb and obelisk not being
+ * full) and on how many other cards there are, so they are a table. */
+enum { PICK_NONE, PICK_OBELISK, PICK_TOMB, PICK_EITHER, PICK_BOTH };
+#define N 3 /* no card: other[N] is -1 */
+typedef struct picks {
+    int n;
+    uint8_t tomb[7], obelisk[7];
+} picks;
+static const picks pick_table[5][3] = {
+    [PICK_NONE] = {{1, {N}, {N}}, {1, {N}, {N}}, {1, {N}, {N}}},
+    [PICK_OBELISK] = {{1, {N}, {N}}, {2, {N, N}, {N, 0}},
+                      {3, {N, N, N}, {N, 0, 1}}},
+    [PICK_TOMB] = {{1, {N}, {N}}, {2, {N, 0}, {N, N}},
+                   {3, {N, 0, 1}, {N, N, N}}},
+    [PICK_EITHER] = {{1, {N}, {N}}, {3, {N, N, 0}, {N, 0, N}},
+                     {5, {N, N, N, 0, 1}, {N, 0, 1, N, N}}},
+    [PICK_BOTH] = {{1, {N}, {N}}, {3, {N, N, 0}, {N, 0, N}},
+                   {7, {N, N, N, 0, 0, 1, 1}, {N, 0, 1, N, 1, N, 0}}},
+};
+#undef N
+
 /* BUILD actions, in the order they have always been listed: by card for
- * the pyramid, then spot, then tomb card (none first, then by hand
- * index), then obelisk card likewise.  Which (tomb, obelisk) pairs go
- * with a pyramid card depends on the card and the God tile, not on the
- * spot, so each is made once per card as a whole action and the spot loop
- * only copies it and fills in the spot.  This is the hot loop of every
- * random playout. */
-static int build_actions(const maat_pyr_state *st, const maat_pyr_seat *s,
-                         maat_action *out, int cap)
+ * the pyramid, then spot, then the (tomb, obelisk) choices above.  An
+ * action is written as four pairs of int32: (kind, card) per card,
+ * (stage, pos) per spot, (tomb, obelisk) per card and choice, and the two
+ * unused args.  This is the hot loop of every random playout. */
+typedef struct duo {
+    int32_t a, b;
+} duo;
+
+/* (not inlined into legal_actions, whose other decisions would pay for
+ * its stack frame) */
+static __attribute__((noinline)) int
+build_actions(const maat_pyr_state *st, const maat_pyr_seat *s,
+              maat_action *out, int cap)
 {
-    int spot[16][2];
-    int ns = spots(s, spot, 16);
+    int8_t sp_stage[17], sp_idx[17];
+    int ns = spots_of(s, sp_stage, sp_idx);
+    duo spot[17];
+    for (int k = 0; k < ns; k++) {
+        duo d = {sp_stage[k], sp_idx[k] - MAAT_PYR_POS_OFFSET};
+        spot[k] = d;
+    }
     /* (the size checks only bind in hand-made states: one card per
      * edifice per round fills at most 10) */
-    int god = s->god;
+    int god = s->god, hand_n = s->hand_n;
     int tomb = pyr_may_tomb(god) && s->tomb_n < MAAT_PYR_ROUNDS;
     int ob = pyr_may_obelisk(god) && s->obelisk_n < MAAT_PYR_ROUNDS;
-    int both = ob && pyr_may_both(god, st->seats);
+    int mode = !tomb ? (ob ? PICK_OBELISK : PICK_NONE)
+               : !ob ? PICK_TOMB
+               : pyr_may_both(god, st->seats) ? PICK_BOTH : PICK_EITHER;
+    const picks *p = &pick_table[mode][hand_n > 1 ? hand_n - 1 : 0];
+    int ne = p->n;
+    const duo unused = {-1, -1};
     int n = 0;
-    for (int i = 0; i < s->hand_n; i++) {
-        /* the other cards, by hand index: candidates for tomb and obelisk */
-        int other[3], no = 0;
-        for (int j = 0; j < s->hand_n; j++)
+    for (int i = 0; i < hand_n; i++) {
+        /* the other cards, by hand index; other[3] is "none" */
+        int32_t other[4] = {-1, -1, -1, -1};
+        for (int j = 0, k = 0; j < hand_n; j++)
             if (j != i)
-                other[no++] = s->hand[j];
-        /* (tomb, obelisk): neither; obelisk only; then per tomb card, tomb
-         * only and tomb with each remaining obelisk card.  That is at most
-         * 7 with the two other cards of a full hand; sized for three. */
-        maat_action tmpl[1 + 3 + 3 * 3];
-        int ne = 0;
-        maat_action a = {MAAT_PYR_BUILD, {s->hand[i], 0, 0, -1, -1, -1, -1}};
-        tmpl[ne++] = a;
-        for (int o = 0; ob && o < no; o++) {
-            a.arg[4] = other[o];
-            tmpl[ne++] = a;
+                other[k++] = s->hand[j];
+        duo tail[7];
+        for (int e = 0; e < ne; e++) {
+            duo d = {other[p->tomb[e]], other[p->obelisk[e]]};
+            tail[e] = d;
         }
-        for (int t = 0; tomb && t < no; t++) {
-            a.arg[3] = other[t];
-            a.arg[4] = -1;
-            tmpl[ne++] = a;
-            for (int o = 0; both && o < no; o++)
-                if (o != t) {
-                    a.arg[4] = other[o];
-                    tmpl[ne++] = a;
-                }
-        }
+        const duo head = {MAAT_PYR_BUILD, s->hand[i]};
         if (n + ns * ne <= cap) { /* the usual case: everything fits */
+            char *a = (char *)&out[n];
             for (int k = 0; k < ns; k++)
-                for (int e = 0; e < ne; e++, n++) {
-                    out[n] = tmpl[e];
-                    out[n].arg[1] = spot[k][0];
-                    out[n].arg[2] = spot[k][1];
+                for (int e = 0; e < ne; e++, a += sizeof(maat_action)) {
+                    memcpy(a, &head, sizeof head);
+                    memcpy(a + offsetof(maat_action, arg[1]), &spot[k],
+                           sizeof spot[k]);
+                    memcpy(a + offsetof(maat_action, arg[3]), &tail[e],
+                           sizeof tail[e]);
+                    memcpy(a + offsetof(maat_action, arg[5]), &unused,
+                           sizeof unused);
                 }
+            n += ns * ne;
             continue;
         }
         for (int k = 0; k < ns; k++)
             for (int e = 0; e < ne; e++, n++)
                 if (n < cap) {
-                    out[n] = tmpl[e];
-                    out[n].arg[1] = spot[k][0];
-                    out[n].arg[2] = spot[k][1];
+                    maat_action a = {MAAT_PYR_BUILD,
+                                     {s->hand[i], spot[k].a, spot[k].b,
+                                      tail[e].a, tail[e].b, -1, -1}};
+                    out[n] = a;
                 }
     }
     return n;
