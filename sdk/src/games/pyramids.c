@@ -354,39 +354,35 @@ static void put(maat_action *out, int cap, int *n, int kind, int a0, int a1,
     (*n)++;
 }
 
-/* The (tomb, obelisk) choices of a build, in the order they have always
- * been listed: neither; obelisk only; then per tomb card, tomb only and
- * tomb with each remaining obelisk card; a card is named by its index
- * among the other cards of the hand (hand order), N is none.  They depend
- * only on what the God tile allows (and the tomb and obelisk not being
- * full) and on how many other cards there are, so they are a table. */
-enum { PICK_NONE, PICK_OBELISK, PICK_TOMB, PICK_EITHER, PICK_BOTH };
-#define N 3 /* no card: other[N] is -1 */
-typedef struct picks {
-    int n;
-    uint8_t tomb[7], obelisk[7];
-} picks;
-static const picks pick_table[5][3] = {
-    [PICK_NONE] = {{1, {N}, {N}}, {1, {N}, {N}}, {1, {N}, {N}}},
-    [PICK_OBELISK] = {{1, {N}, {N}}, {2, {N, N}, {N, 0}},
-                      {3, {N, N, N}, {N, 0, 1}}},
-    [PICK_TOMB] = {{1, {N}, {N}}, {2, {N, 0}, {N, N}},
-                   {3, {N, 0, 1}, {N, N, N}}},
-    [PICK_EITHER] = {{1, {N}, {N}}, {3, {N, N, 0}, {N, 0, N}},
-                     {5, {N, N, N, 0, 1}, {N, 0, 1, N, N}}},
-    [PICK_BOTH] = {{1, {N}, {N}}, {3, {N, N, 0}, {N, 0, N}},
-                   {7, {N, N, N, 0, 0, 1, 1}, {N, 0, 1, N, 1, N, 0}}},
-};
-#undef N
-
 /* BUILD actions, in the order they have always been listed: by card for
- * the pyramid, then spot, then the (tomb, obelisk) choices above.  An
- * action is written as four pairs of int32: (kind, card) per card,
- * (stage, pos) per spot, (tomb, obelisk) per card and choice, and the two
- * unused args.  This is the hot loop of every random playout. */
+ * the pyramid, then spot, then (tomb, obelisk): neither; obelisk only;
+ * then per tomb card, tomb only and tomb with each remaining obelisk card
+ * -- the other cards taken in hand order.  With the other cards x and y
+ * the choices are, in that order, some of
+ *
+ *   (-, -) (-, x) (-, y) (x, -) (x, y) (y, -) (y, x)
+ *
+ * which ones depending only on the God tile (and the tomb and obelisk not
+ * being full) and the hand size: decided once per call.  This is the hot
+ * loop of every random playout, so each action is written as four pairs
+ * of int32 -- (kind, card) made per card, (stage, pos) per spot, (tomb,
+ * obelisk), and the two unused args -- with the choices spelt out rather
+ * than looped over. */
 typedef struct duo {
     int32_t a, b;
 } duo;
+
+static inline maat_action *put_build(maat_action *out, duo head, duo spot,
+                                     int32_t tomb, int32_t obelisk)
+{
+    const duo tail = {tomb, obelisk}, unused = {-1, -1};
+    char *a = (char *)out;
+    memcpy(a, &head, sizeof head);
+    memcpy(a + offsetof(maat_action, arg[1]), &spot, sizeof spot);
+    memcpy(a + offsetof(maat_action, arg[3]), &tail, sizeof tail);
+    memcpy(a + offsetof(maat_action, arg[5]), &unused, sizeof unused);
+    return out + 1;
+}
 
 /* (not inlined into legal_actions, whose other decisions would pay for
  * its stack frame) */
@@ -403,51 +399,44 @@ build_actions(const maat_pyr_state *st, const maat_pyr_seat *s,
     }
     /* (the size checks only bind in hand-made states: one card per
      * edifice per round fills at most 10) */
-    int god = s->god, hand_n = s->hand_n;
+    int god = s->god, hand_n = s->hand_n < 3 ? s->hand_n : 3;
     int tomb = pyr_may_tomb(god) && s->tomb_n < MAAT_PYR_ROUNDS;
     int ob = pyr_may_obelisk(god) && s->obelisk_n < MAAT_PYR_ROUNDS;
-    int mode = !tomb ? (ob ? PICK_OBELISK : PICK_NONE)
-               : !ob ? PICK_TOMB
-               : pyr_may_both(god, st->seats) ? PICK_BOTH : PICK_EITHER;
-    const picks *p = &pick_table[mode][hand_n > 1 ? hand_n - 1 : 0];
-    int ne = p->n;
-    const duo unused = {-1, -1};
+    int both = ob && pyr_may_both(god, st->seats);
+    int ox = ob && hand_n >= 2, oy = ob && hand_n >= 3;
+    int tx = tomb && hand_n >= 2, ty = tomb && hand_n >= 3;
+    int bxy = both && ty;
+    int ne = 1 + ox + oy + tx + ty + 2 * bxy;
+    /* a block that does not fit is made here, then cut (only a caller's
+     * small cap gets there) */
+    maat_action spare[17 * 7];
     int n = 0;
     for (int i = 0; i < hand_n; i++) {
-        /* the other cards, by hand index; other[3] is "none" */
-        int32_t other[4] = {-1, -1, -1, -1};
-        for (int j = 0, k = 0; j < hand_n; j++)
-            if (j != i)
-                other[k++] = s->hand[j];
-        duo tail[7];
-        for (int e = 0; e < ne; e++) {
-            duo d = {other[p->tomb[e]], other[p->obelisk[e]]};
-            tail[e] = d;
-        }
+        int32_t x = s->hand[i == 0], y = s->hand[i == 2 ? 1 : 2];
         const duo head = {MAAT_PYR_BUILD, s->hand[i]};
-        if (n + ns * ne <= cap) { /* the usual case: everything fits */
-            char *a = (char *)&out[n];
-            for (int k = 0; k < ns; k++)
-                for (int e = 0; e < ne; e++, a += sizeof(maat_action)) {
-                    memcpy(a, &head, sizeof head);
-                    memcpy(a + offsetof(maat_action, arg[1]), &spot[k],
-                           sizeof spot[k]);
-                    memcpy(a + offsetof(maat_action, arg[3]), &tail[e],
-                           sizeof tail[e]);
-                    memcpy(a + offsetof(maat_action, arg[5]), &unused,
-                           sizeof unused);
-                }
-            n += ns * ne;
-            continue;
+        int fits = n + ns * ne <= cap;
+        maat_action *o = fits ? out + n : spare;
+        for (int k = 0; k < ns; k++) {
+            duo sp = spot[k];
+            o = put_build(o, head, sp, -1, -1);
+            if (ox)
+                o = put_build(o, head, sp, -1, x);
+            if (oy)
+                o = put_build(o, head, sp, -1, y);
+            if (tx)
+                o = put_build(o, head, sp, x, -1);
+            if (bxy)
+                o = put_build(o, head, sp, x, y);
+            if (ty)
+                o = put_build(o, head, sp, y, -1);
+            if (bxy)
+                o = put_build(o, head, sp, y, x);
         }
-        for (int k = 0; k < ns; k++)
-            for (int e = 0; e < ne; e++, n++)
-                if (n < cap) {
-                    maat_action a = {MAAT_PYR_BUILD,
-                                     {s->hand[i], spot[k].a, spot[k].b,
-                                      tail[e].a, tail[e].b, -1, -1}};
-                    out[n] = a;
-                }
+        if (!fits && n < cap)
+            memcpy(out + n, spare,
+                   sizeof *out * (size_t)(cap - n < ns * ne ? cap - n
+                                                            : ns * ne));
+        n += ns * ne;
     }
     return n;
 }
@@ -526,108 +515,129 @@ static int check_build(const maat_pyr_state *st, const maat_pyr_seat *s,
     return MAAT_OK;
 }
 
-static int check(const maat_pyr_state *st, const maat_action *a,
-                 maat_error *err)
+/* An action of the wrong kind, or any action once the game is over. */
+static int refuse_kind(const maat_pyr_state *st, const maat_action *a,
+                       maat_error *err)
 {
     if (st->phase == MAAT_PYR_OVER)
         return maat_error_set(err, MAAT_ESTATE, "the game is over");
-    if (a->kind != st->phase)
+    return maat_error_set(err, MAAT_EILLEGAL,
+                          "a '%s' action answers a '%s' decision",
+                          a->kind >= 0 && a->kind < 4
+                              ? decision_names[a->kind] : "unknown",
+                          decision_names[st->phase]);
+}
+
+/* One function per decision, each checking its action and applying it;
+ * apply only dispatches to them.  (Kept out of line: inlined into one
+ * apply, every decision would pay for the registers and stack of the
+ * build's.) */
+#define PYR_APPLY static __attribute__((noinline)) int
+
+PYR_APPLY apply_god(maat_pyr_state *st, const maat_action *a,
+                    maat_events *ev, maat_error *err)
+{
+    int tile = a->arg[0], me = st->to_move;
+    if (!tile_available(st, tile))
         return maat_error_set(err, MAAT_EILLEGAL,
-                              "a '%s' action answers a '%s' decision",
-                              a->kind >= 0 && a->kind < 4
-                                  ? decision_names[a->kind] : "unknown",
-                              decision_names[st->phase]);
-    const maat_pyr_seat *s = &st->seat[st->to_move];
-    switch (a->kind) {
-    case MAAT_PYR_GOD:
-        if (!tile_available(st, a->arg[0]))
-            return maat_error_set(err, MAAT_EILLEGAL,
-                                  "God tile %d is not available", a->arg[0]);
-        return MAAT_OK;
-    case MAAT_PYR_PAIR:
-        if (a->arg[0] < 0 || a->arg[0] >= st->seats ||
-            st->quarry[a->arg[0]][0] < 0)
-            return maat_error_set(err, MAAT_EILLEGAL,
-                                  "quarry pair %d is not available",
-                                  a->arg[0]);
-        if (s->hand_n > 1) /* only a hand-made state gets here */
-            return maat_error_set(err, MAAT_EILLEGAL, "the hand has %d "
-                                  "cards; a pair fits only a hand of 0 or 1",
-                                  s->hand_n);
-        return MAAT_OK;
-    case MAAT_PYR_KEEP:
-        if (hand_index(s, a->arg[0]) < 0)
-            return maat_error_set(err, MAAT_EILLEGAL,
-                                  "card %d is not in your hand", a->arg[0]);
-        return MAAT_OK;
-    default:
-        return check_build(st, s, a, err);
+                              "God tile %d is not available", tile);
+    st->tile_owner[tile] = (int8_t)me;
+    st->seat[me].god = (uint8_t)tile;
+    emit(ev, MAAT_PYR_EV_GOD, me, tile, 0, 0);
+    if (++st->cursor < st->seats) {
+        st->to_move = (st->first + st->cursor) % st->seats;
+    } else {
+        st->cursor = 0;
+        next_pair(st, ev);
     }
+    return MAAT_OK;
+}
+
+PYR_APPLY apply_pair(maat_pyr_state *st, const maat_action *a,
+                     maat_events *ev, maat_error *err)
+{
+    int pair = a->arg[0], me = st->to_move;
+    maat_pyr_seat *s = &st->seat[me];
+    if (pair < 0 || pair >= st->seats || st->quarry[pair][0] < 0)
+        return maat_error_set(err, MAAT_EILLEGAL,
+                              "quarry pair %d is not available", pair);
+    if (s->hand_n > 1) /* only a hand-made state gets here */
+        return maat_error_set(err, MAAT_EILLEGAL, "the hand has %d "
+                              "cards; a pair fits only a hand of 0 or 1",
+                              s->hand_n);
+    int8_t *q = st->quarry[pair];
+    s->hand[s->hand_n++] = (uint8_t)q[0];
+    s->hand[s->hand_n++] = (uint8_t)q[1];
+    emit(ev, MAAT_PYR_EV_PAIR, me, pair, q[0], q[1]);
+    q[0] = q[1] = -1;
+    st->phase = MAAT_PYR_BUILD;
+    return MAAT_OK;
+}
+
+PYR_APPLY apply_build(maat_pyr_state *st, const maat_action *a,
+                      maat_events *ev, maat_error *err)
+{
+    int me = st->to_move;
+    maat_pyr_seat *s = &st->seat[me];
+    int rc = check_build(st, s, a, err);
+    if (rc)
+        return rc;
+    int card = a->arg[0], stage = a->arg[1], pos = a->arg[2];
+    hand_remove(s, card);
+    s->grid[stage][pos + MAAT_PYR_POS_OFFSET] = (int8_t)card;
+    s->pyramid_n++;
+    emit(ev, MAAT_PYR_EV_PYRAMID, me, card, stage, pos);
+    if (a->arg[3] >= 0) {
+        hand_remove(s, a->arg[3]);
+        s->tomb[s->tomb_n++] = (uint8_t)a->arg[3];
+        emit(ev, MAAT_PYR_EV_TOMB, me, a->arg[3], 0, 0);
+    }
+    if (a->arg[4] >= 0) {
+        hand_remove(s, a->arg[4]);
+        s->obelisk[s->obelisk_n++] = (uint8_t)a->arg[4];
+        emit(ev, MAAT_PYR_EV_OBELISK, me, a->arg[4], 0, 0);
+    }
+    next_pair(st, ev);
+    return MAAT_OK;
+}
+
+PYR_APPLY apply_keep(maat_pyr_state *st, const maat_action *a,
+                     maat_events *ev, maat_error *err)
+{
+    int keep = a->arg[0], me = st->to_move;
+    maat_pyr_seat *s = &st->seat[me];
+    if (hand_index(s, keep) < 0)
+        return maat_error_set(err, MAAT_EILLEGAL,
+                              "card %d is not in your hand", keep);
+    for (int i = 0; i < s->hand_n; i++)
+        if (s->hand[i] != keep) {
+            st->discard[st->discard_n++] = s->hand[i];
+            emit(ev, MAAT_PYR_EV_DISCARD, me, s->hand[i], 0, 0);
+        }
+    s->hand[0] = (uint8_t)keep;
+    s->hand_n = 1;
+    emit(ev, MAAT_PYR_EV_KEEP, me, keep, 0, 0);
+    st->cursor++;
+    next_keep(st, ev);
+    return MAAT_OK;
 }
 
 static int apply(maat_game *g, const maat_action *a, maat_events *ev,
                  maat_error *err)
 {
     maat_pyr_state *st = &g->st;
-    int rc = check(st, a, err);
-    if (rc)
-        return rc;
-    int me = st->to_move;
-    maat_pyr_seat *s = &st->seat[me];
+    if (a->kind != st->phase || st->phase == MAAT_PYR_OVER)
+        return refuse_kind(st, a, err);
     switch (a->kind) {
     case MAAT_PYR_GOD:
-        st->tile_owner[a->arg[0]] = (int8_t)me;
-        s->god = (uint8_t)a->arg[0];
-        emit(ev, MAAT_PYR_EV_GOD, me, a->arg[0], 0, 0);
-        if (++st->cursor < st->seats) {
-            st->to_move = (st->first + st->cursor) % st->seats;
-        } else {
-            st->cursor = 0;
-            next_pair(st, ev);
-        }
-        break;
-    case MAAT_PYR_PAIR: {
-        int8_t *q = st->quarry[a->arg[0]];
-        s->hand[s->hand_n++] = (uint8_t)q[0];
-        s->hand[s->hand_n++] = (uint8_t)q[1];
-        emit(ev, MAAT_PYR_EV_PAIR, me, a->arg[0], q[0], q[1]);
-        q[0] = q[1] = -1;
-        st->phase = MAAT_PYR_BUILD;
-        break;
+        return apply_god(st, a, ev, err);
+    case MAAT_PYR_PAIR:
+        return apply_pair(st, a, ev, err);
+    case MAAT_PYR_BUILD:
+        return apply_build(st, a, ev, err);
+    default:
+        return apply_keep(st, a, ev, err);
     }
-    case MAAT_PYR_BUILD: {
-        int card = a->arg[0], stage = a->arg[1], pos = a->arg[2];
-        hand_remove(s, card);
-        s->grid[stage][pos + MAAT_PYR_POS_OFFSET] = (int8_t)card;
-        s->pyramid_n++;
-        emit(ev, MAAT_PYR_EV_PYRAMID, me, card, stage, pos);
-        if (a->arg[3] >= 0) {
-            hand_remove(s, a->arg[3]);
-            s->tomb[s->tomb_n++] = (uint8_t)a->arg[3];
-            emit(ev, MAAT_PYR_EV_TOMB, me, a->arg[3], 0, 0);
-        }
-        if (a->arg[4] >= 0) {
-            hand_remove(s, a->arg[4]);
-            s->obelisk[s->obelisk_n++] = (uint8_t)a->arg[4];
-            emit(ev, MAAT_PYR_EV_OBELISK, me, a->arg[4], 0, 0);
-        }
-        next_pair(st, ev);
-        break;
-    }
-    case MAAT_PYR_KEEP:
-        for (int i = 0; i < s->hand_n; i++)
-            if (s->hand[i] != a->arg[0]) {
-                st->discard[st->discard_n++] = s->hand[i];
-                emit(ev, MAAT_PYR_EV_DISCARD, me, s->hand[i], 0, 0);
-            }
-        s->hand[0] = (uint8_t)a->arg[0];
-        s->hand_n = 1;
-        emit(ev, MAAT_PYR_EV_KEEP, me, a->arg[0], 0, 0);
-        st->cursor++;
-        next_keep(st, ev);
-        break;
-    }
-    return MAAT_OK;
 }
 
 const maat_pyr_state *maat_pyr_state_of(const maat_game *g)
