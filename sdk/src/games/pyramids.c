@@ -384,6 +384,50 @@ static inline maat_action *put_build(maat_action *out, duo head, duo spot,
     return out + 1;
 }
 
+/* What a build may add to the pyramid card: bit 0 obelisk x, 1 obelisk
+ * y, 2 tomb x, 3 tomb y, 4 both (x, y) and (y, x). */
+enum { OB_X = 1, OB_Y = 2, TOMB_X = 4, TOMB_Y = 8, BOTH = 16 };
+
+/* Every build action, for the spots given, into out (room for all). */
+static inline void write_builds(const maat_pyr_seat *s, int hand_n,
+                                const duo *spot, int ns, int with,
+                                maat_action *o)
+{
+    for (int i = 0; i < hand_n; i++) {
+        /* (a hand of fewer than three cards reads a stale slot for y, or
+         * x, that `with` then never uses) */
+        int32_t x = s->hand[i == 0], y = s->hand[i == 2 ? 1 : 2];
+        const duo head = {MAAT_PYR_BUILD, s->hand[i]};
+        for (int k = 0; k < ns; k++) {
+            duo sp = spot[k];
+            o = put_build(o, head, sp, -1, -1);
+            if (with & OB_X)
+                o = put_build(o, head, sp, -1, x);
+            if (with & OB_Y)
+                o = put_build(o, head, sp, -1, y);
+            if (with & TOMB_X)
+                o = put_build(o, head, sp, x, -1);
+            if (with & BOTH)
+                o = put_build(o, head, sp, x, y);
+            if (with & TOMB_Y)
+                o = put_build(o, head, sp, y, -1);
+            if (with & BOTH)
+                o = put_build(o, head, sp, y, x);
+        }
+    }
+}
+
+/* A list longer than the caller's cap: made whole here, then cut. */
+static __attribute__((noinline)) void
+write_builds_cut(const maat_pyr_seat *s, int hand_n, const duo *spot,
+                 int ns, int with, maat_action *out, int cap)
+{
+    maat_action all[3 * 17 * 7];
+    write_builds(s, hand_n, spot, ns, with, all);
+    if (cap > 0)
+        memcpy(out, all, sizeof *out * (size_t)cap);
+}
+
 /* (not inlined into legal_actions, whose other decisions would pay for
  * its stack frame) */
 static __attribute__((noinline)) int
@@ -403,40 +447,39 @@ build_actions(const maat_pyr_state *st, const maat_pyr_seat *s,
     int tomb = pyr_may_tomb(god) && s->tomb_n < MAAT_PYR_ROUNDS;
     int ob = pyr_may_obelisk(god) && s->obelisk_n < MAAT_PYR_ROUNDS;
     int both = ob && pyr_may_both(god, st->seats);
-    int ox = ob && hand_n >= 2, oy = ob && hand_n >= 3;
-    int tx = tomb && hand_n >= 2, ty = tomb && hand_n >= 3;
-    int bxy = both && ty;
-    int ne = 1 + ox + oy + tx + ty + 2 * bxy;
-    /* a block that does not fit is made here, then cut (only a caller's
-     * small cap gets there) */
-    maat_action spare[17 * 7];
-    int n = 0;
-    for (int i = 0; i < hand_n; i++) {
-        int32_t x = s->hand[i == 0], y = s->hand[i == 2 ? 1 : 2];
-        const duo head = {MAAT_PYR_BUILD, s->hand[i]};
-        int fits = n + ns * ne <= cap;
-        maat_action *o = fits ? out + n : spare;
-        for (int k = 0; k < ns; k++) {
-            duo sp = spot[k];
-            o = put_build(o, head, sp, -1, -1);
-            if (ox)
-                o = put_build(o, head, sp, -1, x);
-            if (oy)
-                o = put_build(o, head, sp, -1, y);
-            if (tx)
-                o = put_build(o, head, sp, x, -1);
-            if (bxy)
-                o = put_build(o, head, sp, x, y);
-            if (ty)
-                o = put_build(o, head, sp, y, -1);
-            if (bxy)
-                o = put_build(o, head, sp, y, x);
-        }
-        if (!fits && n < cap)
-            memcpy(out + n, spare,
-                   sizeof *out * (size_t)(cap - n < ns * ne ? cap - n
-                                                            : ns * ne));
-        n += ns * ne;
+    int with = (ob && hand_n >= 2 ? OB_X : 0) | (ob && hand_n >= 3 ? OB_Y : 0) |
+               (tomb && hand_n >= 2 ? TOMB_X : 0) |
+               (tomb && hand_n >= 3 ? TOMB_Y | (both ? BOTH : 0) : 0);
+    int ne = 1 + (with & OB_X ? 1 : 0) + (with & OB_Y ? 1 : 0) +
+             (with & TOMB_X ? 1 : 0) + (with & TOMB_Y ? 1 : 0) +
+             (with & BOTH ? 2 : 0);
+    int n = hand_n * ns * ne;
+    if (n > cap) { /* only a caller's small cap gets here */
+        write_builds_cut(s, hand_n, spot, ns, with, out, cap);
+        return n;
+    }
+    /* the God tiles' usual choices (all but Horus's with three cards:
+     * OB_Y and TOMB_Y need them), each its own copy of the loop with the
+     * tests of `with` and the hand size folded away */
+    switch (with) {
+    case 0: /* Horus */
+        write_builds(s, hand_n, spot, ns, 0, out);
+        break;
+    case OB_X | OB_Y: /* Khepri */
+        write_builds(s, 3, spot, ns, OB_X | OB_Y, out);
+        break;
+    case TOMB_X | TOMB_Y: /* Anubis */
+        write_builds(s, 3, spot, ns, TOMB_X | TOMB_Y, out);
+        break;
+    case OB_X | OB_Y | TOMB_X | TOMB_Y: /* Sekhmet, 4-5 seats */
+        write_builds(s, 3, spot, ns, OB_X | OB_Y | TOMB_X | TOMB_Y, out);
+        break;
+    case OB_X | OB_Y | TOMB_X | TOMB_Y | BOTH: /* Thoth */
+        write_builds(s, 3, spot, ns, OB_X | OB_Y | TOMB_X | TOMB_Y | BOTH,
+                     out);
+        break;
+    default:
+        write_builds(s, hand_n, spot, ns, with, out);
     }
     return n;
 }
