@@ -18,6 +18,12 @@
  *    omniscient observation after it;
  *  - at the end: the scores (total, rank, parts) and each seat's render.
  *
+ * Pyramids' pyramid geometry and scoring also run on hand-made states
+ * that play never reaches (any cells filled, cards floating, hands and
+ * edifices at random): the spots, the build list, apply's answer for
+ * every (stage, position), and maat_pyr_groups, obelisk points and the
+ * whole score, hashed the same way (pyramids_handmade below).
+ *
  * Besides, at every decision, legal_actions with a smaller cap must write
  * the same prefix and return the same total, and a copy must list the same
  * actions.  The hashes below were computed on the code before the engines
@@ -32,6 +38,7 @@
 
 #include "check.h"
 #include "maat/game.h"
+#include "maat/internal/pyramids.h"
 #include "maat/rng.h"
 
 #define MAXA 2048 /* more than any game lists at once */
@@ -221,6 +228,121 @@ static int play(trace *t, const maat_rules *r, const maat_setup *setup,
     return decisions;
 }
 
+/* A random Pyramids state for `seats` seats: every seat's grid filled
+ * with probability fill/8 per cell (so any shape, floating cards too),
+ * obelisk and tomb of random cards, seat 0 to build with a random hand
+ * and God tile.  Cards may repeat: geometry and scoring do not care. */
+static void random_pyramids(maat_pyr_state *st, int seats, maat_rng *rng)
+{
+    int fill = (int)maat_rng_below(rng, 9);
+    for (int i = 0; i < seats; i++) {
+        maat_pyr_seat *s = &st->seat[i];
+        s->pyramid_n = 0;
+        for (int r = 0; r < MAAT_PYR_STAGES; r++)
+            for (int p = 0; p < MAAT_PYR_POSITIONS; p++) {
+                int on = (int)maat_rng_below(rng, 8) < fill;
+                s->grid[r][p] = (int8_t)(on ? (int)maat_rng_below(
+                                                  rng, MAAT_PYR_CARDS)
+                                            : -1);
+                s->pyramid_n = (uint8_t)(s->pyramid_n + on);
+            }
+        if (maat_rng_below(rng, 8) == 0) /* a count that lies */
+            s->pyramid_n = (uint8_t)maat_rng_below(rng, 3);
+        s->obelisk_n = (uint8_t)maat_rng_below(rng, MAAT_PYR_ROUNDS + 1);
+        s->tomb_n = (uint8_t)maat_rng_below(rng, MAAT_PYR_ROUNDS + 1);
+        for (int k = 0; k < MAAT_PYR_ROUNDS; k++) {
+            s->obelisk[k] = (uint8_t)maat_rng_below(rng, MAAT_PYR_CARDS);
+            s->tomb[k] = (uint8_t)maat_rng_below(rng, MAAT_PYR_CARDS);
+        }
+        s->hand_n = (uint8_t)maat_rng_below(rng, 4);
+        for (int k = 0; k < 3; k++)
+            s->hand[k] = (uint8_t)maat_rng_below(rng, MAAT_PYR_CARDS);
+        s->god = (uint8_t)maat_rng_below(rng, 6);
+    }
+    st->phase = MAAT_PYR_BUILD;
+    st->to_move = 0;
+}
+
+#define HANDMADE 4000
+static uint64_t pyramids_handmade(trace *t, int seats)
+{
+    const maat_rules *r = &maat_pyramids_rules;
+    static maat_action buf[MAXA];
+    maat_options opt = {0};
+    maat_error err = {0};
+    maat_setup *setup = r->setup_new(&opt, &err);
+    maat_seed sd;
+    maat_game *g = setup ? r->game_new(setup, maat_seed_from_u64(&sd, 7),
+                                       seats, NULL, &err)
+                         : NULL;
+    CHECK(g, "pyramids: %s", err.msg);
+    if (!g) {
+        r->setup_destroy(&setup);
+        return 0;
+    }
+    maat_rng rng;
+    maat_rng_seed(&rng, maat_seed_from_u64(&sd, 1900u + (unsigned)seats));
+    t->h = 14695981039346656037ull;
+    maat_pyr_state *st = maat_pyr_state_mut(g);
+    for (int game = 0; game < HANDMADE; game++) {
+        random_pyramids(st, seats, &rng);
+        for (int i = 0; i < seats; i++) {
+            int L[MAAT_PYR_COLOURS], spot[32][2];
+            maat_pyr_groups(st->deck, &st->seat[i], L);
+            for (int c = 0; c < MAAT_PYR_COLOURS; c++)
+                mix_int(t, L[c]);
+            mix_int(t, maat_pyr_obelisk_points(st->deck, &st->seat[i]));
+            int cap = (int)maat_rng_below(&rng, 20);
+            int n = maat_pyr_spots(&st->seat[i], spot, cap);
+            mix_int(t, n);
+            for (int k = 0; k < n && k < cap; k++) {
+                mix_int(t, spot[k][0]);
+                mix_int(t, spot[k][1]);
+            }
+        }
+        maat_score sc[MAAT_MAX_SEATS];
+        r->scores(g, sc);
+        for (int i = 0; i < seats; i++) {
+            mix_int(t, sc[i].total);
+            mix_int(t, sc[i].rank);
+            for (int k = 0; k < r->n_score_parts; k++)
+                mix_int(t, sc[i].part[k]);
+        }
+        int n = r->legal_actions(g, buf, MAXA);
+        mix_int(t, n);
+        for (int i = 0; i < n && i < MAXA; i++)
+            mix_action(t, r, g, &buf[i]);
+        /* apply's answer for every (stage, position), and a few more */
+        const maat_pyr_seat *me = &st->seat[0];
+        for (int stage = -1; stage <= MAAT_PYR_STAGES; stage++)
+            for (int pos = -4; pos <= 4; pos++) {
+                maat_game *c = r->copy(g);
+                if (!c)
+                    break;
+                int card = me->hand_n ? me->hand[0] : 0;
+                maat_action a = {MAAT_PYR_BUILD,
+                                 {card, stage, pos, -1, -1, -1, -1}};
+                if (maat_rng_below(&rng, 4) == 0 && me->hand_n > 1)
+                    a.arg[3 + (int)maat_rng_below(&rng, 2)] = me->hand[1];
+                maat_error perr = {0};
+                int rc = r->apply(c, &a, NULL, &perr);
+                mix_error(t, rc, &perr);
+                if (rc == MAAT_OK)
+                    MIX_ENCODED(t, r->encode_observation(c, MAAT_OMNISCIENT,
+                                                         &t->pk));
+                r->destroy(&c);
+            }
+    }
+    r->destroy(&g);
+    r->setup_destroy(&setup);
+    return t->h;
+}
+
+/* What pyramids_handmade hashed to on the reference code, 2..5 seats. */
+static const uint64_t handmade_pins[4] = {
+    0xa710b50b13480787ull, 0xb7666c0039cc0c82ull, 0x40bcd439ef359eddull,
+    0xf49c02b89a31db9bull};
+
 /* Games per seat count, and what they hashed to on the reference code. */
 #define GAMES 150
 static const struct pin {
@@ -284,6 +406,17 @@ int main(void)
               r->name, pins[p].seats, (unsigned long long)t.h,
               (unsigned long long)pins[p].hash);
         r->setup_destroy(&setup);
+    }
+    for (int seats = 2; seats <= MAAT_PYR_MAX_SEATS; seats++) {
+        uint64_t h = pyramids_handmade(&t, seats);
+        if (print)
+            printf("    0x%016llxull, /* hand-made pyramids, %d seats */\n",
+                   (unsigned long long)h, seats);
+        CHECK(h == handmade_pins[seats - 2],
+              "hand-made pyramids, %d seats: the trace hashes to 0x%016llx, "
+              "pinned 0x%016llx: the geometry or scoring behaves differently",
+              seats, (unsigned long long)h,
+              (unsigned long long)handmade_pins[seats - 2]);
     }
     msgpack_sbuffer_destroy(&t.sb);
     return check_done("rules_trace");
