@@ -21,14 +21,19 @@
  * of testing every pair of stones; the groups, and so their sizes, do not
  * depend on the order stones are joined in. */
 
+#define PYR_CELLS (MAAT_PYR_STAGES * MAAT_PYR_POSITIONS)
+
+/* The stones gathered so far, as a union-find; largest[c] is the size of
+ * the largest group of colour c so far (sizes only grow as groups merge,
+ * so the largest at the end is the largest ever seen). */
 typedef struct {
-    int n;                                      /* stones so far */
-    uint8_t colour[MAAT_PYR_STAGES * MAAT_PYR_POSITIONS * 3];
-    int parent[MAAT_PYR_STAGES * MAAT_PYR_POSITIONS * 3];
-    int size[MAAT_PYR_STAGES * MAAT_PYR_POSITIONS * 3];
+    uint8_t colour[PYR_CELLS * 3];
+    uint8_t parent[PYR_CELLS * 3];
+    uint8_t size[PYR_CELLS * 3];
+    int largest[MAAT_PYR_COLOURS];
 } stones;
 
-static int find(int *parent, int x)
+static inline int find(uint8_t *parent, int x)
 {
     while (parent[x] != x)
         x = parent[x] = parent[parent[x]];
@@ -36,14 +41,16 @@ static int find(int *parent, int x)
 }
 
 /* Stones a and b touch: one group if they share a colour. */
-static void join(stones *g, int a, int b)
+static inline void join(stones *g, int a, int b)
 {
     if (g->colour[a] != g->colour[b])
         return;
     int ra = find(g->parent, a), rb = find(g->parent, b);
     if (ra != rb) {
-        g->parent[rb] = ra;
-        g->size[ra] += g->size[rb];
+        g->parent[rb] = (uint8_t)ra;
+        int size = g->size[ra] += g->size[rb];
+        if (size > g->largest[g->colour[a]])
+            g->largest[g->colour[a]] = size;
     }
 }
 
@@ -57,8 +64,8 @@ static void join(stones *g, int a, int b)
  *   left 2,                     right 3 (cells 0..2: 0 0 1): (1,0) (1,1)
  *   left 3 (cells 3..5: 1 2 2), right 2:                      (1,0) (2,0)
  *   left 3,                     right 3:              (1,0) (2,0) (2,1) */
-static void join_halves(stones *g, int left, int left_n, int right,
-                        int right_n)
+static inline void join_halves(stones *g, int left, int left_n, int right,
+                               int right_n)
 {
     join(g, left + 1, right);
     if (right_n == 3)
@@ -68,50 +75,51 @@ static void join_halves(stones *g, int left, int left_n, int right,
 }
 
 /* maat_pyr_groups; static, like obelisk_points, so that scoring calls it
- * directly rather than through the shared library's PLT. */
+ * directly rather than through the shared library's PLT.  The cards are
+ * visited stage by stage, left to right, as the bits of the occupied
+ * cells (bit 7 * stage + i), so only the cards there cost anything. */
 static void groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
                    int largest[MAAT_PYR_COLOURS])
 {
     stones g;
-    /* first stone and stone count of the card at each place, -1 = none */
-    int first[MAAT_PYR_STAGES][MAAT_PYR_POSITIONS];
-    int count[MAAT_PYR_STAGES][MAAT_PYR_POSITIONS];
-    g.n = 0;
-    for (int stage = 0; stage < MAAT_PYR_STAGES; stage++)
-        for (int i = 0; i < MAAT_PYR_POSITIONS; i++) {
-            int id = s->grid[stage][i];
-            first[stage][i] = -1;
-            if (id < 0)
-                continue;
-            const maat_pyr_card *c = &d->card[id];
-            int f = g.n, ns = c->n_stones;
-            first[stage][i] = f;
-            count[stage][i] = ns;
-            for (int k = 0; k < ns; k++) {
-                g.colour[g.n] = c->stone[k];
-                g.parent[g.n] = g.n;
-                g.size[g.n] = 1;
-                g.n++;
-            }
-            for (int k = 1; k < ns; k++)
-                join(&g, f + k - 1, f + k);
-            /* the card to the left was gathered just before this one */
-            if (i > 0 && first[stage][i - 1] >= 0)
-                join(&g, f - 1, f);
-            if (stage == 0)
-                continue;
-            /* the card below-left, then the card below-right */
-            if (first[stage - 1][i] >= 0)
-                join_halves(&g, first[stage - 1][i], count[stage - 1][i], f,
-                            ns);
-            if (i + 1 < MAAT_PYR_POSITIONS && first[stage - 1][i + 1] >= 0)
-                join_halves(&g, f, ns, first[stage - 1][i + 1],
-                            count[stage - 1][i + 1]);
+    /* first stone and stone count of the card at each occupied cell */
+    uint8_t first[PYR_CELLS], count[PYR_CELLS];
+    uint32_t occ = 0;
+    const int8_t *cell = &s->grid[0][0];
+    for (int b = 0; b < PYR_CELLS; b++)
+        occ |= (uint32_t)(cell[b] >= 0) << b;
+    memset(g.largest, 0, sizeof g.largest);
+    int n = 0;
+    for (uint32_t m = occ; m; m &= m - 1) {
+        int b = __builtin_ctz(m), stage = b / MAAT_PYR_POSITIONS,
+            i = b % MAAT_PYR_POSITIONS;
+        const maat_pyr_card *c = &d->card[cell[b]];
+        int f = n, ns = c->n_stones;
+        first[b] = (uint8_t)f;
+        count[b] = (uint8_t)ns;
+        for (int k = 0; k < ns; k++) {
+            g.colour[n] = c->stone[k];
+            g.parent[n] = (uint8_t)n;
+            g.size[n] = 1;
+            if (g.largest[c->stone[k]] == 0)
+                g.largest[c->stone[k]] = 1;
+            n++;
         }
-    memset(largest, 0, sizeof(int) * MAAT_PYR_COLOURS);
-    for (int i = 0; i < g.n; i++)
-        if (g.parent[i] == i && g.size[i] > largest[g.colour[i]])
-            largest[g.colour[i]] = g.size[i];
+        for (int k = 1; k < ns; k++)
+            join(&g, f + k - 1, f + k);
+        /* the card to the left was gathered just before this one */
+        if (i > 0 && (occ >> (b - 1) & 1))
+            join(&g, f - 1, f);
+        if (stage == 0)
+            continue;
+        /* the card below-left, then the card below-right */
+        int below = b - MAAT_PYR_POSITIONS;
+        if (occ >> below & 1)
+            join_halves(&g, first[below], count[below], f, ns);
+        if (i + 1 < MAAT_PYR_POSITIONS && (occ >> (below + 1) & 1))
+            join_halves(&g, f, ns, first[below + 1], count[below + 1]);
+    }
+    memcpy(largest, g.largest, sizeof g.largest);
 }
 
 void maat_pyr_groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
