@@ -22,7 +22,10 @@
  * that play never reaches (any cells filled, cards floating, hands and
  * edifices at random): the spots, the build list, apply's answer for
  * every (stage, position), and maat_pyr_groups, obelisk points and the
- * whole score, hashed the same way (pyramids_handmade below).
+ * whole score, hashed the same way (pyramids_handmade below); so do
+ * Pyramix's (any places filled, cubes floating, cobras anywhere):
+ * removable places, the legal list, apply at every place with its events
+ * and the state after, maat_pmx_refresh and the scores (pyramix_handmade).
  *
  * Besides, at every decision, legal_actions with a smaller cap must write
  * the same prefix and return the same total, and a copy must list the same
@@ -39,6 +42,7 @@
 #include "check.h"
 #include "maat/game.h"
 #include "maat/internal/pyramids.h"
+#include "maat/internal/pyramix.h"
 #include "maat/rng.h"
 
 #define MAXA 2048 /* more than any game lists at once */
@@ -343,6 +347,105 @@ static const uint64_t handmade_pins[4] = {
     0xa710b50b13480787ull, 0xb7666c0039cc0c82ull, 0x40bcd439ef359eddull,
     0xf49c02b89a31db9bull};
 
+/* A random Pyramix state: each place filled with probability fill/8
+ * by a random cube (cubes may repeat; cobras are 52..55), random reveals
+ * and collections, a random seat to move. */
+static void random_pyramix(maat_pmx_state *st, int seats, maat_rng *rng)
+{
+    int fill = 1 + (int)maat_rng_below(rng, 8);
+    for (int p = 0; p < MAAT_PMX_PLACES; p++) {
+        int on = (int)maat_rng_below(rng, 8) < fill;
+        int cube = maat_rng_below(rng, 4) == 0
+                       ? 52 + (int)maat_rng_below(rng, 4)
+                       : (int)maat_rng_below(rng, MAAT_PMX_CUBES);
+        st->cube[p] = (int8_t)(on ? cube : -1);
+    }
+    for (int c = 0; c < MAAT_PMX_CUBES; c++)
+        st->revealed[c] = maat_rng_below(rng, 2) == 0;
+    for (int i = 0; i < seats; i++) {
+        st->n_collected[i] = 0;
+        for (int c = 0; c < MAAT_PMX_CUBES; c++) {
+            st->collected[i][c] = maat_rng_below(rng, 6) == 0;
+            st->n_collected[i] += st->collected[i][c];
+        }
+    }
+    st->to_move = (int)maat_rng_below(rng, (uint32_t)seats);
+    st->over = 0;
+}
+
+static uint64_t pyramix_handmade(trace *t, int seats)
+{
+    const maat_rules *r = &maat_pyramix_rules;
+    static maat_action buf[MAXA];
+    maat_options opt = {0};
+    maat_error err = {0};
+    maat_setup *setup = r->setup_new(&opt, &err);
+    maat_seed sd;
+    maat_game *g = setup ? r->game_new(setup, maat_seed_from_u64(&sd, 7),
+                                       seats, NULL, &err)
+                         : NULL;
+    CHECK(g, "pyramix: %s", err.msg);
+    if (!g) {
+        r->setup_destroy(&setup);
+        return 0;
+    }
+    maat_rng rng;
+    maat_rng_seed(&rng, maat_seed_from_u64(&sd, 2900u + (unsigned)seats));
+    t->h = 14695981039346656037ull;
+    maat_pmx_state *st = maat_pmx_state_mut(g);
+    maat_events ev = {0};
+    for (int game = 0; game < HANDMADE; game++) {
+        random_pyramix(st, seats, &rng);
+        for (int p = -1; p <= MAAT_PMX_PLACES; p++) {
+            mix_int(t, maat_pmx_visible_faces(st, p));
+            if (p >= 0 && p < MAAT_PMX_PLACES)
+                mix_int(t, maat_pmx_removable(st, p));
+        }
+        int n = r->legal_actions(g, buf, MAXA);
+        mix_int(t, n);
+        for (int i = 0; i < n && i < MAXA; i++)
+            mix_action(t, r, g, &buf[i]);
+        for (int p = 0; p < MAAT_PMX_PLACES; p++) {
+            maat_game *c = r->copy(g);
+            if (!c)
+                break;
+            int x, y, z;
+            maat_pmx_coords(p, &x, &y, &z);
+            maat_action a = {MAAT_PMX_REMOVE, {x, y, z, -1, -1, -1, -1}};
+            maat_error perr = {0};
+            int rc = r->apply(c, &a, &ev, &perr);
+            mix_error(t, rc, &perr);
+            if (rc == MAAT_OK) {
+                mix_events(t, r, c, &ev);
+                mix_int(t, r->is_over(c));
+                MIX_ENCODED(t, r->encode_observation(c, MAAT_OMNISCIENT,
+                                                     &t->pk));
+            }
+            maat_events_clear(&ev);
+            r->destroy(&c);
+        }
+        maat_pmx_refresh(st);
+        mix_int(t, st->over);
+        mix(t, st->revealed, sizeof st->revealed);
+        maat_score sc[MAAT_MAX_SEATS];
+        r->scores(g, sc);
+        for (int i = 0; i < seats; i++) {
+            mix_int(t, sc[i].total);
+            mix_int(t, sc[i].rank);
+            for (int k = 0; k < r->n_score_parts; k++)
+                mix_int(t, sc[i].part[k]);
+        }
+    }
+    maat_events_free(&ev);
+    r->destroy(&g);
+    r->setup_destroy(&setup);
+    return t->h;
+}
+
+/* What pyramix_handmade hashed to on the reference code, 2..4 seats. */
+static const uint64_t pyramix_handmade_pins[3] = {
+    0xad1a6004015fed0aull, 0x0b7b0e74bbb92b8aull, 0x40f374cc64ce328dull};
+
 /* Games per seat count, and what they hashed to on the reference code. */
 #define GAMES 150
 static const struct pin {
@@ -417,6 +520,17 @@ int main(void)
               "pinned 0x%016llx: the geometry or scoring behaves differently",
               seats, (unsigned long long)h,
               (unsigned long long)handmade_pins[seats - 2]);
+    }
+    for (int seats = 2; seats <= MAAT_PMX_MAX_SEATS; seats++) {
+        uint64_t h = pyramix_handmade(&t, seats);
+        if (print)
+            printf("    0x%016llxull, /* hand-made pyramix, %d seats */\n",
+                   (unsigned long long)h, seats);
+        CHECK(h == pyramix_handmade_pins[seats - 2],
+              "hand-made pyramix, %d seats: the trace hashes to 0x%016llx, "
+              "pinned 0x%016llx: the rules behave differently", seats,
+              (unsigned long long)h,
+              (unsigned long long)pyramix_handmade_pins[seats - 2]);
     }
     msgpack_sbuffer_destroy(&t.sb);
     return check_done("rules_trace");
