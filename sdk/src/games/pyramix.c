@@ -6,6 +6,7 @@
  * coordinates, the neighbour a step up or down each axis, the places it
  * touches), generated into pyramix_geometry.h; the rules below then read
  * as the rules page does, at a few loads per neighbour. */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -185,33 +186,80 @@ int maat_pmx_removable(const maat_pmx_state *st, int place)
     return removable(st, place);
 }
 
-/* For a whole scan (legal_actions): the places one step up or down an
- * axis from a visible cobra, found once rather than by looking for cobras
- * around each place.  The relation is symmetric, so `place` has a visible
- * cobra as an up or down neighbour exactly when its bit is set. */
-static uint64_t near_visible_cobra(const maat_pmx_state *st)
+/* ---- the whole pyramid at once ------------------------------------------
+ * legal_actions, and apply after each removal, need every place's visible
+ * faces: they are found for all 56 places at once as 56-bit sets (bit p
+ * for place p).  A place's face along axis d shows when the place above
+ * it along d is outside or empty; the occupied places seen from below
+ * along d are a few shifts of the occupied set (pmx_up_shift). */
+#define PMX_ALL ((1ull << MAAT_PMX_PLACES) - 1)
+#define PMX_BOTTOM (PMX_ALL & ~((1ull << 35) - 1)) /* layer 5: 35..55 */
+
+/* Bit j of the result: the sign bit of byte j of w (byte 0 first in
+ * memory); the multiply moves bit 8j to bit 56 + j with no carries. */
+static inline uint64_t sign_bits(uint64_t w)
 {
-    uint64_t near = 0;
-    for (int p = 0; p < MAAT_PMX_PLACES; p++)
-        if (is_visible_cobra(st, p))
-            near |= pmx_line[p];
-    return near;
+    return (((w >> 7) & 0x0101010101010101ull) * 0x0102040810204080ull) >>
+           56;
 }
 
-/* removable(), the cobra rule answered by near_visible_cobra(st). */
-static int removable_near(const maat_pmx_state *st, int place, uint64_t near)
+/* The places whose neighbour up along an axis holds a cube. */
+static inline uint64_t covered(uint64_t occ, const pmx_shift *shift, int n)
 {
-    return may_lift(st, place) &&
-           (cube_symbol(st->cube[place]) == MAAT_PMX_COBRA ||
-            !(near >> place & 1));
+    uint64_t c = 0;
+    for (int k = 0; k < n; k++)
+        c |= occ << shift[k].shift & shift[k].mask;
+    return c;
 }
 
-/* Reveal every cube that now shows a face; emit the reveals. */
-static void reveal_all(maat_pmx_state *st, maat_events *ev)
+static void sets_of(const maat_pmx_state *st, pmx_sets *s)
 {
+    uint64_t empty = 0, cobra = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (int k = 0; k < MAAT_PMX_PLACES / 8; k++) {
+        uint64_t w;
+        memcpy(&w, st->cube + 8 * k, 8);
+        empty |= sign_bits(w) << 8 * k;
+        /* a cube id 52..127 (a cobra: cube_symbol) in the bytes that are
+         * not negative: adding 76 to the low 7 bits sets the top bit
+         * exactly when they are 52 or more, with no carry out */
+        cobra |= sign_bits(((w & 0x7f7f7f7f7f7f7f7full) +
+                            0x4c4c4c4c4c4c4c4cull) & ~w) << 8 * k;
+    }
+#else
     for (int p = 0; p < MAAT_PMX_PLACES; p++) {
-        int c = st->cube[p];
-        if (c >= 0 && !st->revealed[c] && faces_of(st, p)) {
+        empty |= (uint64_t)(st->cube[p] < 0) << p;
+        cobra |= (uint64_t)(st->cube[p] >= 52) << p;
+    }
+#endif
+    uint64_t occ = ~empty & PMX_ALL;
+    uint64_t face[3] = {~covered(occ, pmx_up_shift_x, 5),
+                        ~covered(occ, pmx_up_shift_y, 15),
+                        ~covered(occ, pmx_up_shift_z, 15)};
+    uint64_t two = (face[0] & face[1]) | (face[0] & face[2]) |
+                   (face[1] & face[2]);
+    uint64_t three = face[0] & face[1] & face[2];
+    /* may_lift: a cube showing 2 or 3 faces, not 3 on the bottom layer */
+    uint64_t lift = occ & two & ~(three & PMX_BOTTOM);
+    s->occupied = occ;
+    s->visible = occ & (face[0] | face[1] | face[2]);
+    s->cobras = occ & cobra;
+    /* the cobra rule: no other cube a step up or down an axis from a
+     * visible cobra (a symmetric relation: pmx_line) */
+    uint64_t near = 0;
+    for (uint64_t m = s->cobras & s->visible; m; m &= m - 1)
+        near |= pmx_line[__builtin_ctzll(m)];
+    s->removable = lift & (s->cobras | ~near);
+}
+
+/* Reveal every cube that now shows a face, by place, among the places
+ * `check`; emit the reveals. */
+static void reveal_visible(maat_pmx_state *st, uint64_t check,
+                           maat_events *ev)
+{
+    for (uint64_t m = check; m; m &= m - 1) {
+        int p = __builtin_ctzll(m), c = st->cube[p];
+        if (!st->revealed[c]) {
             st->revealed[c] = 1;
             maat_wire_emit(ev, &pmx_wire_events, MAAT_PMX_EV_REVEAL, -1, p,
                            c, 0, 0);
@@ -219,24 +267,47 @@ static void reveal_all(maat_pmx_state *st, maat_events *ev)
     }
 }
 
-static int any_removable(const maat_pmx_state *st)
+/* After a change: reveal what now shows (of the places that may need it:
+ * all but `seen`, places known to show a revealed cube), whether the game
+ * is over (no cube may be removed); returns the sets found. */
+static pmx_sets settle(maat_pmx_state *st, uint64_t seen, maat_events *ev)
 {
-    for (int p = 0; p < MAAT_PMX_PLACES; p++)
-        if (removable(st, p))
-            return 1;
-    return 0;
+    pmx_sets s;
+    sets_of(st, &s);
+    reveal_visible(st, s.visible & ~seen, ev);
+    st->over = s.removable == 0;
+    return s;
+}
+
+/* settle() for a game, keeping what it found in the memo. */
+static void settle_game(maat_game *g, uint64_t seen, maat_events *ev)
+{
+    pmx_memo *m = &g->memo;
+    m->sets = settle(&g->st, seen, ev);
+    memcpy(m->cube, g->st.cube, sizeof m->cube);
+    memcpy(m->revealed, g->st.revealed, sizeof m->revealed);
+    m->valid = 1;
+}
+
+/* The memo still describes the cubes (and, with `revealed`, the reveals)
+ * of the state. */
+static int memo_holds(const maat_game *g, int revealed)
+{
+    const pmx_memo *m = &g->memo;
+    return m->valid && memcmp(m->cube, g->st.cube, sizeof m->cube) == 0 &&
+           (!revealed ||
+            memcmp(m->revealed, g->st.revealed, sizeof m->revealed) == 0);
 }
 
 void maat_pmx_refresh(maat_pmx_state *st)
 {
-    reveal_all(st, NULL);
-    st->over = !any_removable(st);
+    settle(st, 0, NULL);
 }
 
 /* Remove the cube at `place`; if it had two visible faces, the line of
  * cubes above it along the covered direction slides down one place. */
-static void remove_at(maat_pmx_state *st, int place, int seat,
-                      maat_events *ev)
+static uint64_t remove_at(maat_pmx_state *st, int place, int seat,
+                          maat_events *ev)
 {
     int cube = st->cube[place], dir = -1;
     if (faces_of(st, place) == 2)
@@ -250,14 +321,16 @@ static void remove_at(maat_pmx_state *st, int place, int seat,
     st->cube[place] = -1;
     maat_wire_emit(ev, &pmx_wire_events, MAAT_PMX_EV_REMOVE, seat, place,
                    cube, dir, 0);
+    uint64_t changed = 1ull << place;
     for (int to = place, from; dir >= 0; to = from) {
         from = pmx_up[to][dir];
         if (from < 0 || st->cube[from] < 0)
             break;
         st->cube[to] = st->cube[from];
         st->cube[from] = -1;
+        changed |= 1ull << from;
     }
-    reveal_all(st, ev);
+    return changed; /* the places whose cube changed */
 }
 
 /* ---- scoring -------------------------------------------------------- */
@@ -348,8 +421,7 @@ static maat_game *game_new(const maat_setup *setup, const maat_seed *seed,
     maat_rng_shuffle_int(&st->rng, order, MAAT_PMX_CUBES);
     for (int p = 0; p < MAAT_PMX_PLACES; p++)
         st->cube[p] = (int8_t)order[p];
-    reveal_all(st, ev);
-    st->over = !any_removable(st);
+    settle_game(g, 0, ev);
     return g;
 }
 
@@ -369,16 +441,23 @@ static int legal_actions(const maat_game *g, maat_action *out, int cap)
     int n = 0;
     if (g->st.over)
         return 0;
-    uint64_t near = near_visible_cobra(&g->st);
-    for (int p = 0; p < MAAT_PMX_PLACES; p++)
-        if (removable_near(&g->st, p, near)) {
-            if (n < cap) {
-                maat_action a = {MAAT_PMX_REMOVE,
-                                 {pmx_coord[p][0], pmx_coord[p][1],
-                                  pmx_coord[p][2], -1, -1, -1, -1}};
-                out[n] = a;
-            }
-            n++;
+    pmx_sets s;
+    if (memo_holds(g, 0))
+        s = g->memo.sets;
+    else
+        sets_of(&g->st, &s);
+    for (uint64_t m = s.removable; m; m &= m - 1, n++)
+        if (n < cap) {
+            /* {kind, x, y, z, -1, -1, -1, -1}: the place's x, y, z, -1
+             * in one copy, the other args as constants */
+            char *a = (char *)&out[n];
+            const int32_t kind = MAAT_PMX_REMOVE, unused = -1;
+            const int64_t unused2 = -1;
+            memcpy(a, &kind, sizeof kind);
+            memcpy(a + offsetof(maat_action, arg[0]),
+                   pmx_action_args[__builtin_ctzll(m)], 16);
+            memcpy(a + offsetof(maat_action, arg[4]), &unused2, 8);
+            memcpy(a + offsetof(maat_action, arg[6]), &unused, 4);
         }
     return n;
 }
@@ -411,14 +490,17 @@ static int apply(maat_game *g, const maat_action *a, maat_events *ev,
                                   ? "it would expose the tray"
                                   : "it touches a visible cobra");
     }
-    remove_at(st, p, st->to_move, ev);
+    /* the places that showed a revealed cube before and still hold it
+     * need no look (every cube showing a face was revealed when the memo
+     * was made) */
+    uint64_t before = memo_holds(g, 1) ? g->memo.sets.visible : 0;
+    uint64_t changed = remove_at(st, p, st->to_move, ev);
     st->turn++;
     st->to_move = (st->to_move + 1) % st->seats;
-    if (!any_removable(st)) {
-        st->over = 1;
+    settle_game(g, before & ~changed, ev);
+    if (st->over)
         maat_wire_emit(ev, &pmx_wire_events, MAAT_PMX_EV_END, -1, 0, 0, 0,
                        0);
-    }
     return MAAT_OK;
 }
 

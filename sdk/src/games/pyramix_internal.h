@@ -10,8 +10,30 @@ struct maat_setup {
     maat_kit_setup kit; /* Pyramix has no components to load */
 };
 
+/* Sets of places (bit p = place p) found for the whole pyramid at once
+ * (pyramix.c). */
+typedef struct pmx_sets {
+    uint64_t occupied; /* a cube is there */
+    uint64_t visible;  /* ... showing a face */
+    uint64_t cobras;   /* ... a cobra */
+    uint64_t removable;
+} pmx_sets;
+
+/* What the rules found for the state after its last change: the sets of
+ * the cubes as they were then, and every cube that then showed a face
+ * revealed.  Used only while cube[] and revealed[] still hold exactly the
+ * bytes kept here, so a state edited by hand or decoded from an
+ * observation (valid = 0) is simply worked out again. */
+typedef struct pmx_memo {
+    int8_t cube[MAAT_PMX_PLACES];
+    uint8_t revealed[MAAT_PMX_CUBES];
+    pmx_sets sets;
+    int valid;
+} pmx_memo;
+
 struct maat_game {
     maat_pmx_state st;
+    pmx_memo memo;
 };
 
 #define PMX_HIDDEN (-2) /* view only: an occupied place whose cube is unknown */
