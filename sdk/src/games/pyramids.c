@@ -160,43 +160,10 @@ int pyr_tile_available(const maat_pyr_state *st, int tile)
 
 /* ---- the pyramid ---------------------------------------------------- */
 
-/* The pyramid as bit masks: bit 7 * stage + i stands for grid[stage][i]
- * (position i - 3), set when a card is there.  The 28 cells are 28
- * contiguous bytes and a cell is empty when its byte is negative, so the
- * mask is the sign bits gathered eight at a time by a multiply: every
+/* The pyramid as bit masks (pyr_occupied, pyramids_internal.h): every
  * spot below is then a few AND and shift operations instead of a loop
  * over the cells.  legal_actions and apply both start from it. */
 #define PYR_ROW 0x7Fu /* the bits of one stage */
-
-static inline uint32_t sign_bits(uint64_t w)
-{
-    /* byte j's sign to bit 8j, then the multiply moves bit 8j to bit
-     * 56 + j with no carries (each (byte, multiplier bit) pair lands on
-     * its own bit) */
-    return (uint32_t)((((w >> 7) & 0x0101010101010101ull) *
-                       0x0102040810204080ull) >> 56);
-}
-
-static inline uint32_t occupied(const maat_pyr_seat *s)
-{
-    uint32_t empty = 0;
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t w0, w1, w2;
-    uint32_t w3;
-    const char *g = (const char *)s->grid;
-    memcpy(&w0, g, 8);
-    memcpy(&w1, g + 8, 8);
-    memcpy(&w2, g + 16, 8);
-    memcpy(&w3, g + 24, 4);
-    empty = sign_bits(w0) | sign_bits(w1) << 8 | sign_bits(w2) << 16 |
-            sign_bits(w3) << 24;
-#else
-    const int8_t *g = &s->grid[0][0];
-    for (int i = 0; i < MAAT_PYR_STAGES * MAAT_PYR_POSITIONS; i++)
-        empty |= (uint32_t)(g[i] < 0) << i;
-#endif
-    return ~empty & ((1u << (MAAT_PYR_STAGES * MAAT_PYR_POSITIONS)) - 1);
-}
 
 /* The base row's spots as indices 0..6 (lo - 1 and hi + 1 of the cards
  * there), or 0 when it takes none: it is empty (only a hand-built state
@@ -238,7 +205,7 @@ static int spots_of(const maat_pyr_seat *s, int8_t stage[17], int8_t idx[17])
         idx[0] = MAAT_PYR_POS_OFFSET;
         return 1;
     }
-    uint32_t occ = occupied(s);
+    uint32_t occ = pyr_occupied(s);
     int n = 0, left, right;
     if (base_spots(occ & PYR_ROW, &left, &right)) {
         stage[0] = stage[1] = 0;
@@ -279,7 +246,7 @@ static int spot_is_legal(const maat_pyr_seat *s, int stage, int pos)
         return s->grid[stage][i] < 0 && s->grid[stage - 1][i] >= 0 &&
                s->grid[stage - 1][i + 1] >= 0;
     int left, right;
-    return base_spots(occupied(s) & PYR_ROW, &left, &right) &&
+    return base_spots(pyr_occupied(s) & PYR_ROW, &left, &right) &&
            (i == left || i == right);
 }
 

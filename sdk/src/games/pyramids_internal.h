@@ -4,6 +4,8 @@
 #ifndef MAAT_PYRAMIDS_INTERNAL_H
 #define MAAT_PYRAMIDS_INTERNAL_H
 
+#include <string.h>
+
 #include "maat/internal/pyramids.h"
 #include "kit.h"
 
@@ -60,6 +62,40 @@ static inline int pyr_may_both(int god, int seats)
 }
 
 int pyr_tile_available(const maat_pyr_state *st, int tile);
+
+/* A seat's pyramid as a bit mask: bit 7 * stage + i stands for
+ * grid[stage][i] (position i - 3), set when a card is there.  The 28
+ * cells are 28 contiguous bytes and a cell is empty when its byte is
+ * negative, so the mask is the sign bits gathered eight at a time by a
+ * multiply (byte j's sign moves to bit 8j, then the multiply moves bit 8j
+ * to bit 56 + j with no carries: each (byte, multiplier bit) pair lands
+ * on its own bit). */
+static inline uint32_t pyr_sign_bits(uint64_t w)
+{
+    return (uint32_t)((((w >> 7) & 0x0101010101010101ull) *
+                       0x0102040810204080ull) >> 56);
+}
+
+static inline uint32_t pyr_occupied(const maat_pyr_seat *s)
+{
+    uint32_t empty = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    uint64_t w0, w1, w2;
+    uint32_t w3;
+    const char *g = (const char *)s->grid;
+    memcpy(&w0, g, 8);
+    memcpy(&w1, g + 8, 8);
+    memcpy(&w2, g + 16, 8);
+    memcpy(&w3, g + 24, 4);
+    empty = pyr_sign_bits(w0) | pyr_sign_bits(w1) << 8 |
+            pyr_sign_bits(w2) << 16 | pyr_sign_bits(w3) << 24;
+#else
+    const int8_t *g = &s->grid[0][0];
+    for (int i = 0; i < MAAT_PYR_STAGES * MAAT_PYR_POSITIONS; i++)
+        empty |= (uint32_t)(g[i] < 0) << i;
+#endif
+    return ~empty & ((1u << (MAAT_PYR_STAGES * MAAT_PYR_POSITIONS)) - 1);
+}
 
 /* maat_pyr_deck_parse as a maat_kit_parse_fn (pyramids_deck.c) */
 int pyr_parse_deck(void *deck, const char *text, size_t len, const char *name,

@@ -84,40 +84,38 @@ static void groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
     stones g;
     /* first stone and stone count of the card at each occupied cell */
     uint8_t first[PYR_CELLS], count[PYR_CELLS];
-    uint32_t occ = 0;
-    const int8_t *cell = &s->grid[0][0];
-    for (int b = 0; b < PYR_CELLS; b++)
-        occ |= (uint32_t)(cell[b] >= 0) << b;
+    uint32_t occ = pyr_occupied(s);
     memset(g.largest, 0, sizeof g.largest);
     int n = 0;
-    for (uint32_t m = occ; m; m &= m - 1) {
-        int b = __builtin_ctz(m), stage = b / MAAT_PYR_POSITIONS,
-            i = b % MAAT_PYR_POSITIONS;
-        const maat_pyr_card *c = &d->card[cell[b]];
-        int f = n, ns = c->n_stones;
-        first[b] = (uint8_t)f;
-        count[b] = (uint8_t)ns;
-        for (int k = 0; k < ns; k++) {
-            g.colour[n] = c->stone[k];
-            g.parent[n] = (uint8_t)n;
-            g.size[n] = 1;
-            if (g.largest[c->stone[k]] == 0)
-                g.largest[c->stone[k]] = 1;
-            n++;
+    for (int stage = 0; stage < MAAT_PYR_STAGES; stage++) {
+        uint32_t row = occ >> MAAT_PYR_POSITIONS * stage & 0x7F;
+        for (uint32_t m = row; m; m &= m - 1) {
+            int i = __builtin_ctz(m), b = MAAT_PYR_POSITIONS * stage + i;
+            const maat_pyr_card *c = &d->card[s->grid[stage][i]];
+            int f = n, ns = c->n_stones;
+            first[b] = (uint8_t)f;
+            count[b] = (uint8_t)ns;
+            for (int k = 0; k < ns; k++, n++) {
+                g.colour[n] = c->stone[k];
+                g.parent[n] = (uint8_t)n;
+                g.size[n] = 1;
+                if (g.largest[c->stone[k]] == 0)
+                    g.largest[c->stone[k]] = 1;
+            }
+            for (int k = 1; k < ns; k++)
+                join(&g, f + k - 1, f + k);
+            /* the card to the left was gathered just before this one */
+            if (i > 0 && (row >> (i - 1) & 1))
+                join(&g, f - 1, f);
+            if (stage == 0)
+                continue;
+            /* the card below-left, then the card below-right */
+            int below = b - MAAT_PYR_POSITIONS;
+            if (occ >> below & 1)
+                join_halves(&g, first[below], count[below], f, ns);
+            if (i + 1 < MAAT_PYR_POSITIONS && (occ >> (below + 1) & 1))
+                join_halves(&g, f, ns, first[below + 1], count[below + 1]);
         }
-        for (int k = 1; k < ns; k++)
-            join(&g, f + k - 1, f + k);
-        /* the card to the left was gathered just before this one */
-        if (i > 0 && (occ >> (b - 1) & 1))
-            join(&g, f - 1, f);
-        if (stage == 0)
-            continue;
-        /* the card below-left, then the card below-right */
-        int below = b - MAAT_PYR_POSITIONS;
-        if (occ >> below & 1)
-            join_halves(&g, first[below], count[below], f, ns);
-        if (i + 1 < MAAT_PYR_POSITIONS && (occ >> (below + 1) & 1))
-            join_halves(&g, f, ns, first[below + 1], count[below + 1]);
     }
     memcpy(largest, g.largest, sizeof g.largest);
 }
