@@ -129,20 +129,24 @@ void maat_pyr_groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
 static int obelisk_points(const maat_pyr_deck *d, const maat_pyr_seat *s)
 {
     static const int table[6] = {0, 1, 3, 6, 10, 15};
-    /* cards showing each colour: one pass over the cards, each counted
-     * once per colour however many stones of it it shows */
-    int k[MAAT_PYR_COLOURS] = {0}, best = 0;
+    /* cards showing each colour, one byte per colour: each card adds 1 to
+     * the byte of every colour it shows, however many stones of it */
+    uint64_t k = 0;
     for (int i = 0; i < s->obelisk_n; i++) {
         const maat_pyr_card *card = &d->card[s->obelisk[i]];
         unsigned shows = 0;
         for (int j = 0; j < card->n_stones; j++)
             if (card->stone[j] < MAAT_PYR_COLOURS)
                 shows |= 1u << card->stone[j];
-        for (int c = 0; c < MAAT_PYR_COLOURS; c++)
-            k[c] += (shows >> c) & 1;
+        k += (uint64_t)(shows & 1) | (uint64_t)(shows & 2) << 7 |
+             (uint64_t)(shows & 4) << 14 | (uint64_t)(shows & 8) << 21 |
+             (uint64_t)(shows & 16) << 28;
     }
-    for (int c = 0; c < MAAT_PYR_COLOURS; c++)
-        best = k[c] > best ? k[c] : best;
+    int best = 0;
+    for (int c = 0; c < MAAT_PYR_COLOURS; c++) {
+        int v = (int)(k >> 8 * c & 0xff);
+        best = v > best ? v : best;
+    }
     return table[best > 5 ? 5 : best];
 }
 
@@ -167,11 +171,9 @@ static void tomb_stones(const maat_pyr_deck *d, const maat_pyr_seat *s,
 static int glyph_points(const maat_pyr_deck *d, const maat_pyr_seat *s)
 {
     int n = 0;
-    for (int stage = 0; stage < MAAT_PYR_STAGES; stage++)
-        for (int i = 0; i < MAAT_PYR_POSITIONS; i++)
-            if (s->grid[stage][i] >= 0)
-                n += d->card[s->grid[stage][i]].glyph ==
-                     MAAT_PYR_GLYPH_PYRAMID;
+    const int8_t *cell = &s->grid[0][0];
+    for (uint32_t m = pyr_occupied(s); m; m &= m - 1)
+        n += d->card[cell[__builtin_ctz(m)]].glyph == MAAT_PYR_GLYPH_PYRAMID;
     for (int i = 0; i < s->obelisk_n; i++)
         n += d->card[s->obelisk[i]].glyph == MAAT_PYR_GLYPH_OBELISK;
     for (int i = 0; i < s->tomb_n; i++)
