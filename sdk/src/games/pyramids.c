@@ -194,40 +194,46 @@ static inline uint32_t upper_spots(uint32_t occ)
     return ~(occ >> 7) & occ & occ >> 1 & UPPER_ROWS;
 }
 
+/* A pair of int32, as two consecutive args of an action. */
+typedef struct duo {
+    int32_t a, b;
+} duo;
+
 /* The legal spots for a new pyramid card, in the order maat_pyr_spots
  * lists them (the base row's left then right end, then every upper stage
- * by position), as grid indices (stage, i): returns how many, at most
+ * by position), as (stage, position) pairs: returns how many, at most
  * 2 + 6 + 5 + 4. */
-static int spots_of(const maat_pyr_seat *s, int8_t stage[17], int8_t idx[17])
+static int spots_of(const maat_pyr_seat *s, duo spot[17])
 {
     if (s->pyramid_n == 0) {
-        stage[0] = 0;
-        idx[0] = MAAT_PYR_POS_OFFSET;
+        const duo apex = {0, 0};
+        spot[0] = apex;
         return 1;
     }
     uint32_t occ = pyr_occupied(s);
     int n = 0, left, right;
     if (base_spots(occ & PYR_ROW, &left, &right)) {
-        stage[0] = stage[1] = 0;
-        idx[0] = (int8_t)left;
-        idx[1] = (int8_t)right;
+        const duo l = {0, left - MAAT_PYR_POS_OFFSET},
+                  r = {0, right - MAAT_PYR_POS_OFFSET};
+        spot[0] = l;
+        spot[1] = r;
         n = 2;
     }
     for (uint32_t m = upper_spots(occ); m; m &= m - 1) {
         int b = __builtin_ctz(m), up = (b >= 7) + (b >= 14);
-        stage[n] = (int8_t)(1 + up);
-        idx[n++] = (int8_t)(b - 7 * up);
+        const duo d = {1 + up, b - 7 * up - MAAT_PYR_POS_OFFSET};
+        spot[n++] = d;
     }
     return n;
 }
 
 int maat_pyr_spots(const maat_pyr_seat *s, int spot[][2], int cap)
 {
-    int8_t stage[17], idx[17];
-    int n = spots_of(s, stage, idx);
+    duo sp[17];
+    int n = spots_of(s, sp);
     for (int k = 0; k < n && k < cap; k++) {
-        spot[k][0] = stage[k];
-        spot[k][1] = idx[k] - MAAT_PYR_POS_OFFSET;
+        spot[k][0] = sp[k].a;
+        spot[k][1] = sp[k].b;
     }
     return n;
 }
@@ -335,9 +341,6 @@ static void put(maat_action *out, int cap, int *n, int kind, int a0, int a1,
  * of int32 -- (kind, card) made per card, (stage, pos) per spot, (tomb,
  * obelisk), and the two unused args -- with the choices spelt out rather
  * than looped over. */
-typedef struct duo {
-    int32_t a, b;
-} duo;
 
 static inline maat_action *put_build(maat_action *out, duo head, duo spot,
                                      int32_t tomb, int32_t obelisk)
@@ -401,13 +404,8 @@ static __attribute__((noinline)) int
 build_actions(const maat_pyr_state *st, const maat_pyr_seat *s,
               maat_action *out, int cap)
 {
-    int8_t sp_stage[17], sp_idx[17];
-    int ns = spots_of(s, sp_stage, sp_idx);
     duo spot[17];
-    for (int k = 0; k < ns; k++) {
-        duo d = {sp_stage[k], sp_idx[k] - MAAT_PYR_POS_OFFSET};
-        spot[k] = d;
-    }
+    int ns = spots_of(s, spot);
     /* (the size checks only bind in hand-made states: one card per
      * edifice per round fills at most 10) */
     int god = s->god, hand_n = s->hand_n < 3 ? s->hand_n : 3;
