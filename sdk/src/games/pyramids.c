@@ -358,33 +358,46 @@ static inline maat_action *put_build(maat_action *out, duo head, duo spot,
  * y, 2 tomb x, 3 tomb y, 4 both (x, y) and (y, x). */
 enum { OB_X = 1, OB_Y = 2, TOMB_X = 4, TOMB_Y = 8, BOTH = 16 };
 
-/* Every build action, for the spots given, into out (room for all). */
+/* The build actions with `card` for the pyramid, x and y the other
+ * cards, for the spots given; returns the end of what it wrote. */
+static inline maat_action *card_builds(maat_action *o, int32_t card,
+                                       int32_t x, int32_t y, const duo *spot,
+                                       int ns, int with)
+{
+    const duo head = {MAAT_PYR_BUILD, card};
+    for (int k = 0; k < ns; k++) {
+        duo sp = spot[k];
+        o = put_build(o, head, sp, -1, -1);
+        if (with & OB_X)
+            o = put_build(o, head, sp, -1, x);
+        if (with & OB_Y)
+            o = put_build(o, head, sp, -1, y);
+        if (with & TOMB_X)
+            o = put_build(o, head, sp, x, -1);
+        if (with & BOTH)
+            o = put_build(o, head, sp, x, y);
+        if (with & TOMB_Y)
+            o = put_build(o, head, sp, y, -1);
+        if (with & BOTH)
+            o = put_build(o, head, sp, y, x);
+    }
+    return o;
+}
+
+/* Every build action, for the spots given, into out (room for all).
+ * (a hand of fewer than three cards reads a stale slot for y, or x, that
+ * `with` then never uses) */
 static inline void write_builds(const maat_pyr_seat *s, int hand_n,
                                 const duo *spot, int ns, int with,
                                 maat_action *o)
 {
-    for (int i = 0; i < hand_n; i++) {
-        /* (a hand of fewer than three cards reads a stale slot for y, or
-         * x, that `with` then never uses) */
-        int32_t x = s->hand[i == 0], y = s->hand[i == 2 ? 1 : 2];
-        const duo head = {MAAT_PYR_BUILD, s->hand[i]};
-        for (int k = 0; k < ns; k++) {
-            duo sp = spot[k];
-            o = put_build(o, head, sp, -1, -1);
-            if (with & OB_X)
-                o = put_build(o, head, sp, -1, x);
-            if (with & OB_Y)
-                o = put_build(o, head, sp, -1, y);
-            if (with & TOMB_X)
-                o = put_build(o, head, sp, x, -1);
-            if (with & BOTH)
-                o = put_build(o, head, sp, x, y);
-            if (with & TOMB_Y)
-                o = put_build(o, head, sp, y, -1);
-            if (with & BOTH)
-                o = put_build(o, head, sp, y, x);
-        }
-    }
+    int32_t h0 = s->hand[0], h1 = s->hand[1], h2 = s->hand[2];
+    if (hand_n > 0)
+        o = card_builds(o, h0, h1, h2, spot, ns, with);
+    if (hand_n > 1)
+        o = card_builds(o, h1, h0, h2, spot, ns, with);
+    if (hand_n > 2)
+        card_builds(o, h2, h0, h1, spot, ns, with);
 }
 
 /* A list longer than the caller's cap: made whole here, then cut. */
