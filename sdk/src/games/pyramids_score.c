@@ -24,8 +24,9 @@
 #define PYR_CELLS (MAAT_PYR_STAGES * MAAT_PYR_POSITIONS)
 
 /* The stones gathered so far, as a union-find; largest[c] is the size of
- * the largest group of colour c so far (sizes only grow as groups merge,
- * so the largest at the end is the largest ever seen). */
+ * the largest group of colour c of two stones or more so far (sizes only
+ * grow as groups merge, so the largest at the end is the largest ever
+ * seen). */
 typedef struct {
     uint8_t colour[PYR_CELLS * 3];
     uint8_t parent[PYR_CELLS * 3];
@@ -84,7 +85,7 @@ static void groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
     stones g;
     /* first stone and stone count of the card at each occupied cell */
     uint8_t first[PYR_CELLS], count[PYR_CELLS];
-    uint32_t occ = pyr_occupied(s);
+    uint32_t occ = pyr_occupied(s), present = 0;
     memset(g.largest, 0, sizeof g.largest);
     int n = 0;
     for (int stage = 0; stage < MAAT_PYR_STAGES; stage++) {
@@ -95,15 +96,26 @@ static void groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
             int f = n, ns = c->n_stones;
             first[b] = (uint8_t)f;
             count[b] = (uint8_t)ns;
-            for (int k = 0; k < ns; k++, n++) {
-                g.colour[n] = c->stone[k];
-                g.parent[n] = (uint8_t)n;
-                g.size[n] = 1;
-                if (g.largest[c->stone[k]] == 0)
-                    g.largest[c->stone[k]] = 1;
+            /* the card's stones; neighbours of one colour are one group
+             * from the start (r: the root of the current run) */
+            present |= 1u << c->stone[0];
+            g.colour[n] = c->stone[0];
+            g.parent[n] = (uint8_t)n;
+            g.size[n] = 1;
+            for (int k = 1, r = n++; k < ns; k++, n++) {
+                int colour = c->stone[k];
+                present |= 1u << colour;
+                g.colour[n] = (uint8_t)colour;
+                if (colour == c->stone[k - 1]) {
+                    g.parent[n] = (uint8_t)r;
+                    if (++g.size[r] > g.largest[colour])
+                        g.largest[colour] = g.size[r];
+                } else {
+                    g.parent[n] = (uint8_t)n;
+                    g.size[n] = 1;
+                    r = n;
+                }
             }
-            for (int k = 1; k < ns; k++)
-                join(&g, f + k - 1, f + k);
             /* the card to the left was gathered just before this one */
             if (i > 0 && (row >> (i - 1) & 1))
                 join(&g, f - 1, f);
@@ -117,7 +129,9 @@ static void groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
                 join_halves(&g, f, ns, first[below + 1], count[below + 1]);
         }
     }
-    memcpy(largest, g.largest, sizeof g.largest);
+    /* a colour whose stones never joined: groups of one */
+    for (int c = 0; c < MAAT_PYR_COLOURS; c++)
+        largest[c] = g.largest[c] ? g.largest[c] : (int)(present >> c & 1);
 }
 
 void maat_pyr_groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
