@@ -191,7 +191,8 @@ int maat_pmx_removable(const maat_pmx_state *st, int place)
  * faces: they are found for all 56 places at once as 56-bit sets (bit p
  * for place p).  A place's face along axis d shows when the place above
  * it along d is outside or empty; the occupied places seen from below
- * along d are a few shifts of the occupied set (pmx_up_shift). */
+ * along each axis are a few shifts of the occupied set (pyramix_geometry.h
+ * says which). */
 #define PMX_ALL ((1ull << MAAT_PMX_PLACES) - 1)
 #define PMX_BOTTOM (PMX_ALL & ~((1ull << 35) - 1)) /* layer 5: 35..55 */
 
@@ -203,12 +204,13 @@ static inline uint64_t sign_bits(uint64_t w)
            56;
 }
 
-/* The places whose neighbour up along an axis holds a cube. */
-static inline uint64_t covered(uint64_t occ, const pmx_shift *shift, int n)
+/* The OR of (set << shift) & mask over the five shifts of a table of
+ * pyramix_geometry.h. */
+static inline uint64_t covered(uint64_t set, const pmx_shift shift[5])
 {
     uint64_t c = 0;
-    for (int k = 0; k < n; k++)
-        c |= occ << shift[k].shift & shift[k].mask;
+    for (int k = 0; k < 5; k++)
+        c |= set << shift[k].shift & shift[k].mask;
     return c;
 }
 
@@ -233,9 +235,9 @@ static void sets_of(const maat_pmx_state *st, pmx_sets *s)
     }
 #endif
     uint64_t occ = ~empty & PMX_ALL;
-    uint64_t face[3] = {~covered(occ, pmx_up_shift_x, 5),
-                        ~covered(occ, pmx_up_shift_y, 15),
-                        ~covered(occ, pmx_up_shift_z, 15)};
+    uint64_t under = covered(occ, pmx_layer_shift);
+    uint64_t face[3] = {~under, ~covered(under, pmx_row_y_shift),
+                        ~covered(under, pmx_row_z_shift)};
     uint64_t two = (face[0] & face[1]) | (face[0] & face[2]) |
                    (face[1] & face[2]);
     uint64_t three = face[0] & face[1] & face[2];

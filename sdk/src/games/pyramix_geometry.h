@@ -122,51 +122,33 @@ static const uint64_t pmx_touch[PMX_GEOMETRY_PLACES] = {
     0x00a3000600080000u, 0x0042000400000000u,
 };
 
-/* The neighbour one step up along x, y, z as shifts of a set of places:
- * for every {shift, mask} of pmx_up_shift_x, the places in mask have
- * their neighbour up along x at place - shift (so a set S of places, as
- * bits, is seen from below along x as the OR of (S << shift) & mask). */
+/* The neighbour one step up along x, y, z as shifts of a set of places
+ * (bit p = place p): a set S is seen from below along x as
+ * X = OR of (S << shift) & mask over pmx_layer_shift (the same place one
+ * layer down), along y as the OR of (X << shift) & mask over
+ * pmx_row_y_shift, along z likewise over pmx_row_z_shift: bit p of each
+ * is set when the neighbour of p one step up that axis is in S. */
 typedef struct pmx_shift {
     uint8_t shift;
     uint64_t mask;
 } pmx_shift;
-static const pmx_shift pmx_up_shift_x[5] = {
+static const pmx_shift pmx_layer_shift[5] = {
     {1, 0x0000000000000002u},
     {3, 0x0000000000000070u},
     {6, 0x000000000000fc00u},
     {10, 0x000000003ff00000u},
     {15, 0x0003fff800000000u}};
-static const pmx_shift pmx_up_shift_y[15] = {
-    {2, 0x0000000000000004u},
-    {4, 0x0000000000000020u},
-    {5, 0x0000000000000180u},
-    {7, 0x0000000000000800u},
-    {8, 0x0000000000006000u},
-    {9, 0x0000000000070000u},
-    {11, 0x0000000000200000u},
-    {12, 0x0000000001800000u},
-    {13, 0x000000001c000000u},
-    {14, 0x00000003c0000000u},
-    {16, 0x0000001000000000u},
-    {17, 0x000000c000000000u},
-    {18, 0x00000e0000000000u},
-    {19, 0x0001e00000000000u},
-    {20, 0x007c000000000000u}};
-static const pmx_shift pmx_up_shift_z[15] = {
-    {3, 0x0000000000000008u},
-    {5, 0x0000000000000040u},
-    {6, 0x0000000000000300u},
-    {8, 0x0000000000001000u},
-    {9, 0x000000000000c000u},
-    {10, 0x00000000000e0000u},
-    {12, 0x0000000000400000u},
-    {13, 0x0000000003000000u},
-    {14, 0x0000000038000000u},
-    {15, 0x0000000780000000u},
-    {17, 0x0000002000000000u},
-    {18, 0x0000018000000000u},
-    {19, 0x00001c0000000000u},
-    {20, 0x0003c00000000000u},
-    {21, 0x00f8000000000000u}};
+static const pmx_shift pmx_row_y_shift[5] = {
+    {1, 0x0000001000200824u},
+    {2, 0x000000c001806180u},
+    {3, 0x00000e001c070000u},
+    {4, 0x0001e003c0000000u},
+    {5, 0x007c000000000000u}};
+static const pmx_shift pmx_row_z_shift[5] = {
+    {2, 0x0000002000401048u},
+    {3, 0x000001800300c300u},
+    {4, 0x00001c00380e0000u},
+    {5, 0x0003c00780000000u},
+    {6, 0x00f8000000000000u}};
 
 #endif
