@@ -359,24 +359,81 @@ static int cube_points(int cube)
     return pts[cube_symbol(cube)];
 }
 
+/* Bits set in x (no popcount instruction on the baseline x86-64). */
+static inline int bits_in(uint64_t x)
+{
+    x -= x >> 1 & 0x5555555555555555ull;
+    x = (x & 0x3333333333333333ull) + (x >> 2 & 0x3333333333333333ull);
+    x = (x + (x >> 4)) & 0x0f0f0f0f0f0f0f0full;
+    return (int)((x * 0x0101010101010101ull) >> 56);
+}
+
+/* The cube ids of each symbol as sets (bit c = cube c): colour k has ids
+ * 13k..13k+12, 8 ankhs, 4 cranes, an eye; 52..55 are the cobras. */
+#define PMX_ANKHS 0x00007f83fc1fe0ffull
+#define PMX_CRANES 0x0007803c01e00f00ull
+#define PMX_EYES 0x0008004002001000ull
+_Static_assert((PMX_ANKHS | PMX_CRANES | PMX_EYES) == (1ull << 52) - 1 &&
+                   (PMX_ANKHS & PMX_CRANES) == 0 && (PMX_ANKHS & PMX_EYES) == 0 &&
+                   (PMX_CRANES & PMX_EYES) == 0,
+               "the symbol sets do not split cubes 0..51");
+
+/* The cubes a seat holds, as a set: bit c for each nonzero byte. */
+static uint64_t held(const uint8_t collected[MAAT_PMX_CUBES])
+{
+    uint64_t set = 0;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    for (int k = 0; k < MAAT_PMX_CUBES / 8; k++) {
+        uint64_t w;
+        memcpy(&w, collected + 8 * k, 8);
+        /* a byte's top bit, or its low 7 bits plus 127 carrying into it */
+        set |= sign_bits(((w & 0x7f7f7f7f7f7f7f7full) +
+                          0x7f7f7f7f7f7f7f7full) | w) << 8 * k;
+    }
+#else
+    for (int c = 0; c < MAAT_PMX_CUBES; c++)
+        set |= (uint64_t)(collected[c] != 0) << c;
+#endif
+    return set;
+}
+
+/* The sum of 8 bytes. */
+static inline int byte_sum(const uint8_t *b)
+{
+    uint64_t w;
+    memcpy(&w, b, 8);
+    w = (w & 0x00ff00ff00ff00ffull) + (w >> 8 & 0x00ff00ff00ff00ffull);
+    return (int)((w * 0x0001000100010001ull) >> 48);
+}
+
 void maat_pmx_score_all(const maat_pmx_state *st, maat_score *out)
 {
     memset(out, 0, sizeof *out * (size_t)st->seats);
-    for (int s = 0; s < st->seats; s++)
-        for (int c = 0; c < MAAT_PMX_CUBES; c++)
-            if (st->collected[s][c]) {
-                int sym = cube_symbol(c);
-                if (sym != MAAT_PMX_COBRA)
-                    out[s].part[sym] += cube_points(c);
-            }
-    uint8_t cleared[MAAT_PMX_PLACES];
-    maat_pmx_cobra_cleared(st, cleared);
+    for (int s = 0; s < st->seats; s++) {
+        uint64_t h = held(st->collected[s]);
+        out[s].part[MAAT_PMX_S_ANKHS] = bits_in(h & PMX_ANKHS);
+        out[s].part[MAAT_PMX_S_CRANES] = 2 * bits_in(h & PMX_CRANES);
+        out[s].part[MAAT_PMX_S_EYES] = 3 * bits_in(h & PMX_EYES);
+    }
+    /* the points of each colour left in the pyramid: every cube but those
+     * a cobra clears (itself and what it touches) */
+    pmx_sets sets;
+    sets_of(st, &sets);
+    uint64_t cleared = 0;
+    for (uint64_t m = sets.cobras; m; m &= m - 1) {
+        int p = __builtin_ctzll(m);
+        cleared |= pmx_touch[p] | 1ull << p;
+    }
+    int left[MAAT_PMX_NO_COLOUR + 1] = {0};
+    for (uint64_t m = sets.occupied & ~cleared; m; m &= m - 1) {
+        int c = st->cube[__builtin_ctzll(m)];
+        left[cube_colour(c)] += cube_points(c);
+    }
     for (int colour = 0; colour < 4; colour++) {
         int best = 0, holder = -1;
         for (int s = 0; s < st->seats; s++) {
-            int ankhs = 0;
-            for (int k = 0; k < 8; k++)
-                ankhs += st->collected[s][13 * colour + k];
+            /* (the bytes added, as they always were) */
+            int ankhs = byte_sum(&st->collected[s][13 * colour]);
             if (ankhs > best) {
                 best = ankhs;
                 holder = s;
@@ -384,12 +441,8 @@ void maat_pmx_score_all(const maat_pmx_state *st, maat_score *out)
                 holder = -1; /* a tie for the most takes nothing */
             }
         }
-        if (holder < 0)
-            continue;
-        for (int p = 0; p < MAAT_PMX_PLACES; p++)
-            if (st->cube[p] >= 0 && !cleared[p] &&
-                cube_colour(st->cube[p]) == colour)
-                out[holder].part[MAAT_PMX_S_MAJORITY] += cube_points(st->cube[p]);
+        if (holder >= 0)
+            out[holder].part[MAAT_PMX_S_MAJORITY] += left[colour];
     }
     for (int s = 0; s < st->seats; s++)
         for (int k = 0; k < MAAT_PMX_S_PARTS; k++)
