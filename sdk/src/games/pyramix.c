@@ -534,7 +534,11 @@ static int apply(maat_game *g, const maat_action *a, maat_events *ev,
     if (st->cube[p] < 0)
         return maat_error_set(err, MAAT_EILLEGAL, "(%d, %d, %d) is empty",
                               a->arg[0], a->arg[1], a->arg[2]);
-    if (!removable(st, p)) {
+    /* (the memo answers for the whole pyramid while it holds) */
+    int known = memo_holds(g, 1);
+    int ok = known ? (int)(g->memo.sets.removable >> p & 1)
+                   : removable(st, p);
+    if (!ok) {
         int faces = maat_pmx_visible_faces(st, p);
         return maat_error_set(err, MAAT_EILLEGAL, "the cube at (%d, %d, %d) "
                               "may not be removed: %s", a->arg[0], a->arg[1],
@@ -548,7 +552,7 @@ static int apply(maat_game *g, const maat_action *a, maat_events *ev,
     /* the places that showed a revealed cube before and still hold it
      * need no look (every cube showing a face was revealed when the memo
      * was made) */
-    uint64_t before = memo_holds(g, 1) ? g->memo.sets.visible : 0;
+    uint64_t before = known ? g->memo.sets.visible : 0;
     uint64_t changed = remove_at(st, p, st->to_move, ev);
     st->turn++;
     st->to_move = (st->to_move + 1) % st->seats;
