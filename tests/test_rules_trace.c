@@ -493,8 +493,8 @@ int main(void)
         t.h = 14695981039346656037ull;
         long decisions = 0;
         for (int i = 0; i < GAMES; i++) {
-            int d = play(&t, r, setup, pins[p].seats, 1000u * (unsigned)p + (unsigned)i,
-                         &rng);
+            uint64_t seed = 1000u * (unsigned)p + (unsigned)i;
+            int d = play(&t, r, setup, pins[p].seats, seed, &rng);
             if (d < 0)
                 break;
             decisions += d;

@@ -425,7 +425,8 @@ build_actions(const maat_pyr_state *st, const maat_pyr_seat *s,
     int tomb = pyr_may_tomb(god) && s->tomb_n < MAAT_PYR_ROUNDS;
     int ob = pyr_may_obelisk(god) && s->obelisk_n < MAAT_PYR_ROUNDS;
     int both = ob && pyr_may_both(god, st->seats);
-    int with = (ob && hand_n >= 2 ? OB_X : 0) | (ob && hand_n >= 3 ? OB_Y : 0) |
+    int with = (ob && hand_n >= 2 ? OB_X : 0) |
+               (ob && hand_n >= 3 ? OB_Y : 0) |
                (tomb && hand_n >= 2 ? TOMB_X : 0) |
                (tomb && hand_n >= 3 ? TOMB_Y | (both ? BOTH : 0) : 0);
     int ne = 1 + (with & OB_X ? 1 : 0) + (with & OB_Y ? 1 : 0) +

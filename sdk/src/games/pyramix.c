@@ -374,8 +374,8 @@ static inline int bits_in(uint64_t x)
 #define PMX_CRANES 0x0007803c01e00f00ull
 #define PMX_EYES 0x0008004002001000ull
 _Static_assert((PMX_ANKHS | PMX_CRANES | PMX_EYES) == (1ull << 52) - 1 &&
-                   (PMX_ANKHS & PMX_CRANES) == 0 && (PMX_ANKHS & PMX_EYES) == 0 &&
-                   (PMX_CRANES & PMX_EYES) == 0,
+                   (PMX_ANKHS & PMX_CRANES) == 0 &&
+                   (PMX_ANKHS & PMX_EYES) == 0 && (PMX_CRANES & PMX_EYES) == 0,
                "the symbol sets do not split cubes 0..51");
 
 /* The cubes a seat holds, as a set: bit c for each nonzero byte. */
