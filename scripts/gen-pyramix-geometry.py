@@ -129,8 +129,9 @@ static const int8_t pmx_coord[PMX_GEOMETRY_PLACES][3] = {
 %(coord)s
 };
 
-/* A remove action's args 0..3 for each place: x, y, z, -1. */
-static const int32_t pmx_action_args[PMX_GEOMETRY_PLACES][4] = {
+/* The remove action of each place as maat_action's eight int32: kind
+ * (MAAT_PMX_REMOVE, 0), x, y, z, then four unused args (-1). */
+static const int32_t pmx_remove_action[PMX_GEOMETRY_PLACES][8] = {
 %(args)s
 };
 
@@ -170,7 +171,8 @@ typedef struct pmx_shift {
 ''' % {
         'places': PLACES,
         'coord': rows(coords, 6, triple),
-        'args': rows(coords, 4, lambda t: '{%d, %d, %d, -1}' % t),
+        'args': rows(coords, 2,
+                     lambda t: '{0, %d, %d, %d, -1, -1, -1, -1}' % t),
         'up': rows(up, 4, triple),
         'down': rows(down, 4, triple),
         'line': rows(line, 3, lambda m: '0x%016xu' % m),

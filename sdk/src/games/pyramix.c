@@ -501,19 +501,12 @@ static int legal_actions(const maat_game *g, maat_action *out, int cap)
         s = g->memo.sets;
     else
         sets_of(&g->st, &s);
+    _Static_assert(MAAT_PMX_REMOVE == 0 && sizeof(maat_action) == 32,
+                   "pmx_remove_action is no longer a maat_action");
     for (uint64_t m = s.removable; m; m &= m - 1, n++)
-        if (n < cap) {
-            /* {kind, x, y, z, -1, -1, -1, -1}: the place's x, y, z, -1
-             * in one copy, the other args as constants */
-            char *a = (char *)&out[n];
-            const int32_t kind = MAAT_PMX_REMOVE, unused = -1;
-            const int64_t unused2 = -1;
-            memcpy(a, &kind, sizeof kind);
-            memcpy(a + offsetof(maat_action, arg[0]),
-                   pmx_action_args[__builtin_ctzll(m)], 16);
-            memcpy(a + offsetof(maat_action, arg[4]), &unused2, 8);
-            memcpy(a + offsetof(maat_action, arg[6]), &unused, 4);
-        }
+        if (n < cap)
+            memcpy(&out[n], pmx_remove_action[__builtin_ctzll(m)],
+                   sizeof out[n]);
     return n;
 }
 
