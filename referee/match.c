@@ -298,6 +298,7 @@ static int play_game(match *m, int k, maat_error *err)
         b->faults = b->faults_dropped = 0;
         b->bank_ms = m->c->clock.bank_ms;
         b->events_sent = 0;
+        b->has_observation = 0; /* version 2: a full observation first */
         if (!b->dead)
             match_send_start(m, b);
     }

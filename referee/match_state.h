@@ -43,12 +43,15 @@ typedef struct match_bot {
     int dead_kind;        /* fault kind that killed it */
     char dead_detail[480];
     int first_done;       /* has had its first decision (load allowance) */
+    int version;          /* protocol version agreed in the hello: 1 or 2 */
     /* per game */
     int seat;
     int out;              /* forfeited: the default policy plays for it */
     int strikes[MAAT_FAULT_KINDS]; /* per kind, against that kind's limit */
     int64_t bank_ms;
     size_t events_sent;   /* index into the game's event log */
+    int has_observation;  /* version 2: sent an observation this game */
+    int resynced;         /* version 2: the open request was sent again */
     int64_t outstanding;  /* seq of the request awaiting an answer, or -1 */
     int64_t last_answered, last_timed_out;
     int faults, faults_dropped;
@@ -120,6 +123,10 @@ typedef struct match {
     int pending_action_ok;  /* set by the message handler */
     maat_action pending_action;
     int64_t pending_think_us; /* its think_us, -1: not sent */
+    /* the open request, for a resync: valid during play_decision only */
+    maat_decision cur_decision;
+    const maat_action *cur_legal;
+    int cur_n_legal;
     char match_id[MAAT_MAX_MATCH_ID + 1];
     match_bot *turn;    /* whose processes run at normal priority */
     /* sandboxes: what the referee writes, hidden from the bots */
@@ -156,6 +163,8 @@ void match_on_inbound(match *m, maat_inbound *in);
 /* Log what connections with no seat sent beyond what was logged. */
 void match_report_strangers(const match *m);
 void match_send_start(match *m, match_bot *b);
+/* A request for decision d; a version-2 seat gets the observation only
+ * in its first request of the game. */
 int match_send_request(match *m, match_bot *b, maat_decision d,
                        const maat_action *legal, int n_legal);
 void match_send_end(match *m, match_bot *b, const int *ranks);

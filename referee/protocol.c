@@ -62,6 +62,9 @@ static void pack_events(match *m, match_bot *b, msgpack_packer *pk)
     b->events_sent = m->ev.count;
 }
 
+static int send_request(match *m, match_bot *b, int observation,
+                        int events);
+
 static match_bot *bot_by_rid(match *m, const maat_inbound *in)
 {
     for (int i = 0; i < m->n; i++)
@@ -87,7 +90,7 @@ static void send_welcome(match *m, match_bot *b)
      * hashes the seed, and a bot that could invert it would know the deck. */
     maat_pack_map(&o->pk, 6);
     maat_pack_kv_str(&o->pk, "type", "welcome");
-    maat_pack_kv_int(&o->pk, "version", MAAT_PROTOCOL_VERSION);
+    maat_pack_kv_int(&o->pk, "version", b->version);
     maat_pack_kv_str(&o->pk, "game", m->c->rules->name);
     maat_pack_kv_str(&o->pk, "rules_version", m->c->rules->rules_version);
     maat_pack_kv_int(&o->pk, "games", m->c->games);
@@ -106,9 +109,10 @@ static const char *on_hello(match *m, const maat_inbound *in,
     int64_t version = 0;
     maat_error err = {0};
     if (maat_msg_get_int(o, "version", 0, INT32_MAX, &version, &err) ||
-        version != MAAT_PROTOCOL_VERSION) {
-        snprintf(why, len, "with protocol version %lld, we speak %d",
-                 (long long)version, MAAT_PROTOCOL_VERSION);
+        version < MAAT_PROTOCOL_VERSION || version > MAAT_PROTOCOL_MAX) {
+        snprintf(why, len, "with protocol version %lld, we speak %d to %d",
+                 (long long)version, MAAT_PROTOCOL_VERSION,
+                 MAAT_PROTOCOL_MAX);
         return "unsupported protocol version";
     }
     for (int i = 0; i < m->n; i++) {
@@ -128,6 +132,7 @@ static const char *on_hello(match *m, const maat_inbound *in,
         memcpy(b->rid, in->rid, in->rid_len);
         b->rid_len = in->rid_len;
         b->connected = 1;
+        b->version = (int)version; /* we speak the bot's */
         if (m->c->sandbox && b->proc) /* time the bot, not bubblewrap */
             maat_proc_follow_wrapper(b->proc);
         if (m->c->verbose)
@@ -150,6 +155,54 @@ static void malformed(match *m, match_bot *b, const char *detail)
         m->pending_action_ok = -1;
     }
     match_fault(m, b, MAAT_FAULT_MALFORMED, "%s", detail);
+}
+
+/* A reply (an action or a resync) whose seq is not the open request's.
+ * A late one -- to the request last timed out, before any later answer --
+ * is discarded: returns 0 when it answers the very request the timeout
+ * fault names (its think_us belongs there), 1 otherwise. */
+static int stray_seq(match *m, match_bot *b, int64_t seq, const char *what)
+{
+    if (seq <= b->last_timed_out && seq > b->last_answered) {
+        match_say(m, "seat %d (%s): late %s to request %lld discarded",
+                  b->seat, b->spec->name, what, (long long)seq);
+        return seq != b->last_timed_out;
+    }
+    if (seq == b->last_answered)
+        match_fault(m, b, MAAT_FAULT_MALFORMED, "second %s to request %lld",
+                    what, (long long)seq);
+    else
+        match_fault(m, b, MAAT_FAULT_MALFORMED,
+                    "%s to request %lld, which is not outstanding", what,
+                    (long long)seq);
+    return 1;
+}
+
+/* {type: resync, seq} (version 2): the open request again, with the
+ * observation and no events (the first copy carried them), on the same
+ * clock.  One per request: a second is malformed, which closes it. */
+static void on_resync(match *m, match_bot *b, const msgpack_object *seq_o)
+{
+    int64_t seq = -1;
+    maat_error err = {0};
+    char detail[320];
+    if (b->version < MAAT_PROTOCOL_DELTA) {
+        malformed(m, b, "a resync from a seat that speaks protocol "
+                  "version 1 (resync is version 2's)");
+    } else if (maat_msg_int(seq_o, "seq", 0, INT64_MAX, &seq, &err)) {
+        snprintf(detail, sizeof detail, "expected {type: resync, seq}: %s",
+                 err.msg);
+        malformed(m, b, detail);
+    } else if (seq != b->outstanding) {
+        stray_seq(m, b, seq, "resync");
+    } else if (b->resynced) {
+        snprintf(detail, sizeof detail, "a second resync of request %lld",
+                 (long long)seq);
+        malformed(m, b, detail);
+    } else {
+        b->resynced = 1;
+        send_request(m, b, 1, 0);
+    }
 }
 
 /* A message from a seated bot. */
@@ -185,7 +238,9 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
     const msgpack_object *f[4];
     maat_msg_pick(&u.data, keys, f);
     int64_t seq = -1, think_us = -1;
-    if (!MAAT_MSG_STR_IS(f[0], "action") ||
+    if (MAAT_MSG_STR_IS(f[0], "resync")) {
+        on_resync(m, b, f[1]);
+    } else if (!MAAT_MSG_STR_IS(f[0], "action") ||
         maat_msg_int(f[1], "seq", 0, INT64_MAX, &seq, &err) ||
         maat_msg_int_or(f[3], "think_us", 0, MATCH_MAX_THINK_US, -1,
                         &think_us, &err)) {
@@ -194,18 +249,8 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
                  err.msg[0] ? err.msg : "wrong type");
         malformed(m, b, detail);
     } else if (seq != b->outstanding) {
-        if (seq <= b->last_timed_out && seq > b->last_answered) {
-            match_say(m, "seat %d (%s): late reply to request %lld discarded",
-                b->seat, b->spec->name, (long long)seq);
-            if (seq == b->last_timed_out) /* the request its fault names */
-                match_note_late_think(m, b, think_us);
-        } else if (seq == b->last_answered)
-            match_fault(m, b, MAAT_FAULT_MALFORMED,
-                  "second reply to request %lld", (long long)seq);
-        else
-            match_fault(m, b, MAAT_FAULT_MALFORMED,
-                  "reply to request %lld, which is not outstanding",
-                  (long long)seq);
+        if (!stray_seq(m, b, seq, "reply"))
+            match_note_late_think(m, b, think_us);
     } else if (m->c->rules->decode_action(m->g, f[2], &m->pending_action,
                                           &err)) {
         snprintf(detail, sizeof detail, "bad action: %s", err.msg);
@@ -330,32 +375,56 @@ void match_send_start(match *m, match_bot *b)
     match_send(m, b, o);
 }
 
-int match_send_request(match *m, match_bot *b, maat_decision d,
-                        const maat_action *legal, int n_legal)
+/* A request: the observation when `observation` is set, the events when
+ * `events` is set (else an empty list: a resync's copy, whose events the
+ * first copy carried). */
+static int send_request(match *m, match_bot *b, int observation, int events)
 {
     const maat_rules *r = m->c->rules;
     outbuf *o = match_out(m);
     msgpack_packer *pk = &o->pk;
-    b->outstanding = ++m->seq;
-    maat_pack_map(pk, 8);
+    maat_pack_map(pk, observation ? 8 : 7);
     maat_pack_kv_str(pk, "type", "request");
     maat_pack_kv_int(pk, "seq", b->outstanding);
     maat_pack_kv_int(pk, "game_index", m->game_index);
-    maat_pack_kv_str(pk, "decision", r->decision_names[d.kind]);
-    maat_pack_str(pk, "observation");
-    r->encode_observation(m->g, d.seat, pk);
+    maat_pack_kv_str(pk, "decision",
+                     r->decision_names[m->cur_decision.kind]);
+    if (observation) {
+        maat_pack_str(pk, "observation");
+        r->encode_observation(m->g, m->cur_decision.seat, pk);
+        b->has_observation = 1;
+    }
     maat_pack_str(pk, "events");
-    pack_events(m, b, pk);
+    if (events)
+        pack_events(m, b, pk);
+    else
+        maat_pack_array(pk, 0);
     maat_pack_str(pk, "legal");
-    maat_pack_array(pk, (size_t)n_legal);
-    for (int i = 0; i < n_legal; i++)
-        r->encode_action(m->g, &legal[i], pk);
+    maat_pack_array(pk, (size_t)m->cur_n_legal);
+    for (int i = 0; i < m->cur_n_legal; i++)
+        r->encode_action(m->g, &m->cur_legal[i], pk);
+    /* a resync's copy shows the same clock: the deadline is the first
+     * copy's, and the time spent meanwhile was the bot's */
     maat_pack_str(pk, "clock");
     maat_pack_map(pk, 3);
     maat_pack_kv_int(pk, "time_left_ms", match_base_ms(m, b) + b->bank_ms);
     maat_pack_kv_int(pk, "decision_ms", match_base_ms(m, b));
     maat_pack_kv_int(pk, "bank_ms", b->bank_ms);
     return match_send(m, b, o);
+}
+
+int match_send_request(match *m, match_bot *b, maat_decision d,
+                       const maat_action *legal, int n_legal)
+{
+    b->outstanding = ++m->seq;
+    b->resynced = 0;
+    m->cur_decision = d;
+    m->cur_legal = legal;
+    m->cur_n_legal = n_legal;
+    /* version 2 keeps its view from the events: the observation only
+     * when the seat has none for this game yet */
+    return send_request(m, b, b->version < MAAT_PROTOCOL_DELTA ||
+                                  !b->has_observation, 1);
 }
 
 void match_send_end(match *m, match_bot *b, const int *ranks)

@@ -23,6 +23,9 @@ typedef struct bot {
     maat_action *legal;
     int legal_cap;
     int welcomed;
+    int version;         /* offered in the hello, then the welcome's */
+    int64_t resync_seq;  /* the request we asked to see again, or -1 */
+    int64_t resync_ns;   /* when its first copy arrived */
     /* Holds the decoded message being handled, cleared for the next one:
      * reusing it saves a zone allocation and free per message.  Nothing
      * decoded may be kept past on_message. */
@@ -50,9 +53,24 @@ static int send_hello(bot *b)
     msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
     maat_pack_map(&pk, 4);
     maat_pack_kv_str(&pk, "type", "hello");
-    maat_pack_kv_int(&pk, "version", MAAT_PROTOCOL_VERSION);
+    maat_pack_kv_int(&pk, "version", b->version);
     maat_pack_kv_str(&pk, "token", b->opt->token);
     maat_pack_kv_str(&pk, "name", b->opt->name ? b->opt->name : "bot");
+    int rc = send_map(b, &sb);
+    msgpack_sbuffer_destroy(&sb);
+    return rc;
+}
+
+/* {type: resync, seq}: the same request again, with its observation. */
+static int send_resync(bot *b, int64_t seq)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
+    maat_pack_map(&pk, 2);
+    maat_pack_kv_str(&pk, "type", "resync");
+    maat_pack_kv_int(&pk, "seq", seq);
     int rc = send_map(b, &sb);
     msgpack_sbuffer_destroy(&sb);
     return rc;
@@ -63,13 +81,16 @@ static int on_welcome(bot *b, const msgpack_object *m)
     const msgpack_object *game = maat_msg_get(m, "game");
     int64_t version = 0;
     maat_error err = {0};
+    /* the referee speaks the version we offered, or (an older one that
+     * would not refuse it) a lower one we also speak */
     if (maat_msg_get_int(m, "version", 0, 1000, &version, &err) ||
-        version != MAAT_PROTOCOL_VERSION) {
-        fprintf(stderr, "%s: referee speaks protocol version %lld, this SDK "
-                        "speaks %d\n", b->opt->name, (long long)version,
-                MAAT_PROTOCOL_VERSION);
+        version < MAAT_PROTOCOL_VERSION || version > b->version) {
+        fprintf(stderr, "%s: referee speaks protocol version %lld, we "
+                        "offered %d\n", b->opt->name, (long long)version,
+                b->version);
         return -1;
     }
+    b->version = (int)version;
     if (!game || game->type != MSGPACK_OBJECT_STR || game->via.str.size > 63) {
         fprintf(stderr, "%s: welcome without a game name\n", b->opt->name);
         return -1;
@@ -135,9 +156,24 @@ static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
         fprintf(stderr, "%s: bad request: %s\n", b->opt->name, err.msg);
         return -1;
     }
+    /* version 2 sends the observation only in a seat's first request of
+     * a game (and when asked): the view follows the events.  A view that
+     * cannot (a broken or lost message, a module that needs the
+     * observation) asks once for the request again with it. */
+    const msgpack_object *obs = maat_msg_get(m, "observation");
+    if (seq == b->resync_seq)
+        b->received_ns = b->resync_ns; /* think_us: from the first copy */
     if (b->view && b->rules->view_update(b->view, maat_msg_get(m, "events"),
-                                         maat_msg_get(m, "observation"),
-                                         &err)) {
+                                         obs, &err)) {
+        if (!obs && b->version >= MAAT_PROTOCOL_DELTA &&
+            seq != b->resync_seq) {
+            if (b->opt->verbose)
+                fprintf(stderr, "%s: request %lld: %s; resync\n",
+                        b->opt->name, (long long)seq, err.msg);
+            b->resync_seq = seq;
+            b->resync_ns = b->received_ns;
+            return send_resync(b, seq);
+        }
         fprintf(stderr, "%s: bad observation in request %lld: %s\n",
                 b->opt->name, (long long)seq, err.msg);
         return -1;
@@ -156,7 +192,7 @@ static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
     t.rules = b->rules;
     t.seat = b->seat;
     t.decision_kind = b->legal[0].kind;
-    t.observation = maat_msg_get(m, "observation");
+    t.observation = obs; /* NULL in most version-2 requests */
     t.legal = b->legal;
     t.n_legal = n;
     t.time_left_ms = left;
@@ -209,6 +245,17 @@ static int on_message(bot *b, const void *buf, size_t len,
         rc = on_welcome(b, m);
     } else if (maat_msg_str_eq(type, "reject")) {
         const msgpack_object *r = maat_msg_get(m, "reason");
+        /* a referee older than version 2 refuses it: offer version 1 on
+         * the same connection (its first messages are all read) */
+        if (!b->welcomed && b->version > MAAT_PROTOCOL_VERSION &&
+            maat_msg_str_eq(r, "unsupported protocol version")) {
+            if (b->opt->verbose)
+                fprintf(stderr, "%s: the referee does not speak protocol "
+                        "version %d; offering %d\n", b->opt->name,
+                        b->version, MAAT_PROTOCOL_VERSION);
+            b->version = MAAT_PROTOCOL_VERSION;
+            return send_hello(b) ? -1 : 0;
+        }
         fprintf(stderr, "%s: the referee refused us: %.*s\n", b->opt->name,
                 r && r->type == MSGPACK_OBJECT_STR ? (int)r->via.str.size : 0,
                 r && r->type == MSGPACK_OBJECT_STR ? r->via.str.ptr : "");
@@ -269,6 +316,9 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
         return 2;
     }
     b.opt = &o;
+    b.version = o.full_observation ? MAAT_PROTOCOL_VERSION
+                                   : MAAT_PROTOCOL_DELTA;
+    b.resync_seq = -1;
     if (!msgpack_zone_init(&b.zone, MSGPACK_ZONE_CHUNK_SIZE)) {
         fprintf(stderr, "%s: out of memory\n", o.name);
         return 1;
@@ -386,10 +436,15 @@ int maat_bot_main(const char *name, maat_bot_act_fn act, void *user,
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--verbose")) {
             o.verbose = 1;
+        } else if (!strcmp(argv[i], "--full-observation")) {
+            o.full_observation = 1;
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: %s [--verbose]\nA maat bot.  Reads %s and %s from "
-                   "the environment\n(maat-referee sets them when it spawns "
-                   "the bot).\n", name, MAAT_ENV_ENDPOINT, MAAT_ENV_TOKEN);
+            printf("usage: %s [--verbose] [--full-observation]\nA maat bot.  "
+                   "Reads %s and %s from the environment\n(maat-referee "
+                   "sets them when it spawns the bot).\n--full-observation: "
+                   "speak protocol version 1 (every request carries\nthe "
+                   "observation) instead of version 2.\n", name,
+                   MAAT_ENV_ENDPOINT, MAAT_ENV_TOKEN);
             return 0;
         } else {
             fprintf(stderr, "%s: unknown option '%s' (try --help)\n", name,

@@ -237,5 +237,7 @@ int main(int argc, char **argv)
         c.report = argv[2];
         c.memo = argc == 4 ? argv[3] : NULL;
     }
-    return maat_bot_main("chance", act, &c, 1, argv);
+    /* it reads t->observation in every request: protocol version 1 */
+    char *args[] = {argv[0], "--full-observation", NULL};
+    return maat_bot_main("chance", act, &c, 2, args);
 }

@@ -24,10 +24,20 @@
  * forever: if the referee goes silent for `idle_timeout_ms` it exits with
  * an error on stderr.
  *
- * The turn gives you the decoded request: the raw observation (a msgpack
- * map, see docs/PROTOCOL.md), the legal actions decoded into maat_action
- * values, the time left on your clock, and a view of everything your seat
- * has seen this game.  maat_bot_sample(t) turns the view into a full game
+ * The turn gives you the decoded request: the legal actions decoded into
+ * maat_action values, the time left on your clock, a view of everything
+ * your seat has seen this game, and the raw observation (a msgpack map,
+ * see docs/PROTOCOL.md) when the request carried one.
+ *
+ * The loop speaks protocol version 2 (the delta protocol): the referee
+ * sends the observation only in the seat's first request of each game,
+ * and the view follows the events after that (the same view, exactly, as
+ * the observations would give: tests/test_view_delta.c).  So
+ * t->observation is NULL in most requests.  A bot that reads the raw
+ * observation sets maat_bot_options.full_observation (maat_bot_main:
+ * --full-observation): it then speaks version 1, where every request
+ * carries it.  Against a referee that only speaks version 1 the loop
+ * falls back to it by itself.  maat_bot_sample(t) turns the view into a full game
  * state consistent with it (your cards exact, unseen cards dealt at random)
  * that you may copy, apply actions to and score: the forward model of the
  * same rules code the referee runs.
@@ -45,7 +55,9 @@ typedef struct maat_bot_turn {
     const maat_rules *rules;
     int seat;
     int decision_kind;
-    const msgpack_object *observation; /* valid during the call only */
+    /* the raw observation, valid during the call only; NULL when the
+     * request had none (version 2, see above) */
+    const msgpack_object *observation;
     const maat_action *legal;          /* the legal actions, decoded */
     int n_legal;
     int64_t time_left_ms; /* for this decision, including any bank */
@@ -72,6 +84,8 @@ typedef struct maat_bot_options {
     int idle_timeout_ms;    /* default 120000 */
     uint64_t seed;          /* for t->rng; 0: maat_bot_token_seed(token) */
     int verbose;            /* log protocol traffic to stderr */
+    int full_observation;   /* speak version 1: every request carries the
+                               observation (t->observation never NULL) */
 } maat_bot_options;
 
 /* Run the loop.  Returns 0 after bye, non-zero (and a message on stderr)
@@ -83,7 +97,8 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
  * match (the referee draws a fresh random token per bot) seeds differently. */
 uint64_t maat_bot_token_seed(const char *token);
 
-/* Shorthand: default options with this name; parses --verbose, --help. */
+/* Shorthand: default options with this name; parses --verbose,
+ * --full-observation, --help. */
 int maat_bot_main(const char *name, maat_bot_act_fn act, void *user,
                   int argc, char **argv);
 

@@ -11,14 +11,26 @@
  *   referee -> bot   start   {type, game_index, seat, seats}
  *   referee -> bot   request {type, seq, game_index, decision, observation,
  *                             events, legal, clock}
- *   bot -> referee   action  {type, seq, action}
+ *   bot -> referee   action  {type, seq, action[, think_us]}
+ *   bot -> referee   resync  {type, seq}          (version 2 only)
  *   referee -> bot   end     {type, game_index, observation, events, ranks}
  *   referee -> bot   bye     {type}
+ *
+ * Version 2 (the delta protocol), offered in the hello and confirmed in the
+ * welcome: a request carries its observation only in the seat's first
+ * request of each game and in the answer to a resync; otherwise the bot
+ * keeps its view from the events.  Everything else is as in version 1.
  */
 #ifndef MAAT_PROTOCOL_H
 #define MAAT_PROTOCOL_H
 
+/* The base version: every referee speaks it, and bots written from the
+ * docs alone (sample-bots/python/random_bot.py) offer it. */
 #define MAAT_PROTOCOL_VERSION 1
+/* Version 2: requests without the observation (docs/PROTOCOL.md). */
+#define MAAT_PROTOCOL_DELTA 2
+/* The newest version a referee of this tree speaks. */
+#define MAAT_PROTOCOL_MAX MAAT_PROTOCOL_DELTA
 
 /* Environment variables a spawned bot receives. */
 #define MAAT_ENV_ENDPOINT "MAAT_ENDPOINT" /* e.g. ipc:///tmp/maat-1234/ref */
