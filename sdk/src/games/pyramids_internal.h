@@ -34,6 +34,7 @@ struct maat_view {
     pyr_step steps[MAAT_PYR_MAX_SEATS][PYR_MAX_STEPS];
     int n_steps[MAAT_PYR_MAX_SEATS];
     int overflow;
+    int build_open; /* following events: a build whose events may go on */
 };
 
 extern const maat_wire pyr_wire_actions, pyr_wire_events;

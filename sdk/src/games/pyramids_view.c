@@ -367,50 +367,267 @@ static void add_step(maat_view *v, int64_t seat, int kind, int64_t card,
     v->steps[seat][v->n_steps[seat]++] = st;
 }
 
-int pyr_view_update(maat_view *v, const msgpack_object *events,
-                       const msgpack_object *obs, maat_error *err)
+/* ---- following the events (protocol version 2) ----------------------
+ * Without an observation the view applies the events to the latest one
+ * and runs the round's state machine as pyramids.c does (the same phase,
+ * to_move and cursor), so that it holds exactly what the observation
+ * would hold: tests/test_view_delta.c compares the two over random games.
+ * Events are checked against the state (whose turn, which cards); one
+ * that does not fit fails the update, and the bot asks for the
+ * observation (a resync). */
+
+#define FOLLOW_FAIL(...) maat_error_set(err, MAAT_EDECODE, __VA_ARGS__)
+
+/* Take card c (UNKNOWN: a card the view cannot see) from seat s's hand.
+ * The view's own hand keeps the engine's order, unused entries 255 as
+ * the observation decoder leaves them. */
+static int follow_leave(maat_pyr_seat *s, int mine, int c)
 {
-    if (events && events->type == MSGPACK_OBJECT_ARRAY) {
-        for (uint32_t i = 0; i < events->via.array.size; i++) {
-            static const char *const keys[] = {"event", "seat", "card",
-                                               "cards", NULL};
-            const msgpack_object *f[4];
-            maat_msg_pick(&events->via.array.ptr[i], keys, f);
-            const msgpack_object *kind = f[0];
-            int64_t seat = -1, card = -1;
-            if (maat_msg_int_or(f[1], "seat", 0, MAAT_PYR_MAX_SEATS - 1, -1,
-                                &seat, NULL))
-                seat = -1;
-            if (maat_msg_int_or(f[2], "card", 0, MAAT_PYR_CARDS - 1, -1,
-                                &card, NULL))
-                card = -1;
-            if (MAAT_MSG_STR_IS(kind, "pair") && seat >= 0) {
-                const msgpack_object *c = f[3];
-                int64_t id[2];
-                if (c && c->type == MSGPACK_OBJECT_ARRAY &&
-                    c->via.array.size == 2 &&
-                    !maat_msg_int(&c->via.array.ptr[0], "cards", 0,
-                                  MAAT_PYR_CARDS - 1, &id[0], NULL) &&
-                    !maat_msg_int(&c->via.array.ptr[1], "cards", 0,
-                                  MAAT_PYR_CARDS - 1, &id[1], NULL))
-                    add_step(v, seat, PYR_STEP_TAKE, id[0], id[1]);
-            } else if ((MAAT_MSG_STR_IS(kind, "pyramid") ||
-                        MAAT_MSG_STR_IS(kind, "obelisk") ||
-                        MAAT_MSG_STR_IS(kind, "discard")) && card >= 0) {
-                add_step(v, seat, PYR_STEP_LEAVE, card, 0);
-            } else if (MAAT_MSG_STR_IS(kind, "tomb")) {
-                add_step(v, seat, PYR_STEP_TOMB, 0, 0);
-            }
+    if (s->hand_n == 0)
+        return -1;
+    if (!mine) {
+        s->hand_n--;
+        return 0;
+    }
+    int i = 0;
+    while (i < s->hand_n && s->hand[i] != c)
+        i++;
+    if (i == s->hand_n)
+        return -1;
+    for (; i + 1 < s->hand_n; i++)
+        s->hand[i] = s->hand[i + 1];
+    s->hand[--s->hand_n] = MAAT_PYR_UNKNOWN;
+    return 0;
+}
+
+static void follow_keep(maat_view *v);
+
+/* pyramids.c's end_round and next_pair, without the chance: the next
+ * round's deal arrives as its own events. */
+static void follow_end_round(maat_view *v)
+{
+    maat_pyr_state *st = &v->obs;
+    memset(st->tile_owner, -1, sizeof st->tile_owner);
+    for (int i = 0; i < st->seats; i++)
+        st->seat[i].god = 0;
+    st->cursor = 0;
+    if (st->round == MAAT_PYR_ROUNDS) {
+        st->phase = MAAT_PYR_OVER;
+        st->to_move = -1;
+        return;
+    }
+    if (st->seats == 2)
+        st->set_aside = (uint8_t)(st->set_aside % 4 + 1);
+    follow_keep(v);
+}
+
+static void follow_pair(maat_view *v)
+{
+    maat_pyr_state *st = &v->obs;
+    for (int t = st->cursor + 1; t <= 5; t++)
+        if (st->tile_owner[t] >= 0) {
+            st->cursor = t;
+            st->phase = MAAT_PYR_PAIR;
+            st->to_move = st->tile_owner[t];
+            return;
+        }
+    follow_end_round(v);
+}
+
+static void follow_keep(maat_view *v)
+{
+    maat_pyr_state *st = &v->obs;
+    for (; st->cursor < st->seats; st->cursor++) {
+        int seat = (st->first + st->cursor) % st->seats;
+        if (st->seat[seat].hand_n > 1) {
+            st->phase = MAAT_PYR_KEEP;
+            st->to_move = seat;
+            return;
         }
     }
+    /* the next round: its "round" and "quarry" events follow */
+    st->first = (st->first + 1) % st->seats;
+    st->round++;
+    st->phase = MAAT_PYR_GOD;
+    st->cursor = 0;
+    st->to_move = st->first;
+}
+
+/* A build's events are pyramid, then tomb and obelisk if any: it is over
+ * at the next other event or at the end of the message. */
+static void follow_close_build(maat_view *v)
+{
+    if (v->build_open) {
+        v->build_open = 0;
+        follow_pair(v);
+    }
+}
+
+static int follow_event(maat_view *v, int kind, int seat, const int32_t *a,
+                        maat_error *err)
+{
+    maat_pyr_state *st = &v->obs;
+    int me = v->kit.seat;
+    if (kind != MAAT_PYR_EV_ROUND && kind != MAAT_PYR_EV_QUARRY &&
+        kind != MAAT_PYR_EV_END && (seat < 0 || seat >= st->seats))
+        return FOLLOW_FAIL("event for seat %d of %d", seat, st->seats);
+    maat_pyr_seat *s = seat >= 0 ? &st->seat[seat] : NULL;
+    int mine = seat == me;
+    if (v->build_open && !((kind == MAAT_PYR_EV_TOMB ||
+                            kind == MAAT_PYR_EV_OBELISK) &&
+                           seat == st->to_move))
+        follow_close_build(v);
+    switch (kind) {
+    case MAAT_PYR_EV_ROUND:
+        if (a[0] != st->round || a[1] != st->first ||
+            (st->seats == 2) != (a[2] > 0))
+            return FOLLOW_FAIL("round %d (first %d) where round %d (first "
+                               "%d) was due", a[0], a[1], st->round,
+                               st->first);
+        st->set_aside = (uint8_t)a[2];
+        memset(st->quarry, -1, sizeof st->quarry);
+        st->deck_pos = st->seats + 2 * st->seats * st->round;
+        return MAAT_OK;
+    case MAAT_PYR_EV_QUARRY:
+        if (a[0] >= st->seats || st->phase != MAAT_PYR_GOD ||
+            st->quarry[a[0]][0] >= 0)
+            return FOLLOW_FAIL("quarry pair %d dealt out of turn", a[0]);
+        st->quarry[a[0]][0] = (int8_t)a[1];
+        st->quarry[a[0]][1] = (int8_t)a[2];
+        return MAAT_OK;
+    case MAAT_PYR_EV_GOD:
+        if (st->phase != MAAT_PYR_GOD || seat != st->to_move ||
+            a[0] > pyr_tiles(st->seats) || a[0] == st->set_aside ||
+            st->tile_owner[a[0]] >= 0)
+            return FOLLOW_FAIL("seat %d took tile %d out of turn", seat,
+                               a[0]);
+        st->tile_owner[a[0]] = (int8_t)seat;
+        s->god = (uint8_t)a[0];
+        if (++st->cursor < st->seats) {
+            st->to_move = (st->first + st->cursor) % st->seats;
+        } else {
+            st->cursor = 0;
+            follow_pair(v);
+        }
+        return MAAT_OK;
+    case MAAT_PYR_EV_PAIR:
+        if (st->phase != MAAT_PYR_PAIR || seat != st->to_move ||
+            a[0] >= st->seats || st->quarry[a[0]][0] != a[1] ||
+            st->quarry[a[0]][1] != a[2] || s->hand_n > 1)
+            return FOLLOW_FAIL("seat %d took pair %d out of turn", seat,
+                               a[0]);
+        if (mine) {
+            s->hand[s->hand_n] = (uint8_t)a[1];
+            s->hand[s->hand_n + 1] = (uint8_t)a[2];
+        }
+        s->hand_n += 2;
+        st->quarry[a[0]][0] = st->quarry[a[0]][1] = -1;
+        st->phase = MAAT_PYR_BUILD;
+        return MAAT_OK;
+    case MAAT_PYR_EV_PYRAMID: {
+        int8_t *spot = &s->grid[a[1]][a[2] + MAAT_PYR_POS_OFFSET];
+        if (st->phase != MAAT_PYR_BUILD || seat != st->to_move ||
+            *spot >= 0 || s->pyramid_n >= 10 || follow_leave(s, mine, a[0]))
+            return FOLLOW_FAIL("seat %d built out of turn", seat);
+        *spot = (int8_t)a[0];
+        s->pyramid_n++;
+        v->build_open = 1;
+        return MAAT_OK;
+    }
+    case MAAT_PYR_EV_TOMB:
+        if (!v->build_open || (mine && a[0] < 0) ||
+            s->tomb_n >= MAAT_PYR_ROUNDS || follow_leave(s, mine, a[0]))
+            return FOLLOW_FAIL("seat %d's tomb out of turn", seat);
+        if (mine)
+            s->tomb[s->tomb_n] = (uint8_t)a[0];
+        s->tomb_n++;
+        return MAAT_OK;
+    case MAAT_PYR_EV_OBELISK:
+        if (!v->build_open || s->obelisk_n >= MAAT_PYR_ROUNDS ||
+            follow_leave(s, mine, a[0]))
+            return FOLLOW_FAIL("seat %d's obelisk out of turn", seat);
+        s->obelisk[s->obelisk_n++] = (uint8_t)a[0];
+        return MAAT_OK;
+    case MAAT_PYR_EV_DISCARD:
+        /* a card not kept, or (the game over) one left in hand */
+        if (!((st->phase == MAAT_PYR_KEEP && seat == st->to_move) ||
+              st->phase == MAAT_PYR_OVER) ||
+            st->discard_n >= MAAT_PYR_CARDS || follow_leave(s, mine, a[0]))
+            return FOLLOW_FAIL("seat %d discarded out of turn", seat);
+        st->discard[st->discard_n++] = (uint8_t)a[0];
+        if (st->phase == MAAT_PYR_KEEP && s->hand_n == 1) {
+            st->cursor++;
+            follow_keep(v);
+        }
+        return MAAT_OK;
+    case MAAT_PYR_EV_DEAL:
+    case MAAT_PYR_EV_KEEP:
+        /* the deal comes before any observation; a keep follows the
+         * discards that left the kept card alone in the hand */
+        if (kind == MAAT_PYR_EV_DEAL || !mine || s->hand_n != 1 ||
+            s->hand[0] != a[0])
+            return FOLLOW_FAIL("an unexpected %s event",
+                               kind == MAAT_PYR_EV_DEAL ? "deal" : "keep");
+        return MAAT_OK;
+    case MAAT_PYR_EV_END:
+        if (st->phase != MAAT_PYR_OVER)
+            return FOLLOW_FAIL("the game ended early");
+        return MAAT_OK;
+    }
+    return FOLLOW_FAIL("unknown event kind %d", kind);
+}
+
+int pyr_view_update(maat_view *v, const msgpack_object *events,
+                    const msgpack_object *obs, maat_error *err)
+{
+    int follow = !obs, rc = MAAT_OK;
+    if (follow && !v->kit.has_observation)
+        return maat_error_set(err, MAAT_ESTATE,
+                              "no observation to follow yet");
+    if (follow && (!events || events->type != MSGPACK_OBJECT_ARRAY))
+        rc = maat_error_set(err, MAAT_EDECODE, "events must be an array");
+    for (uint32_t i = 0; events && events->type == MSGPACK_OBJECT_ARRAY &&
+                         i < events->via.array.size; i++) {
+        int kind, seat;
+        int32_t a[MAAT_ACTION_ARGS];
+        maat_error e2 = {0};
+        if (maat_wire_decode(&pyr_wire_events, &events->via.array.ptr[i],
+                             &kind, &seat, a, &e2)) {
+            /* with an observation a broken event only loses its step;
+             * without, the view cannot follow */
+            if (follow && !rc)
+                rc = maat_error_set(err, MAAT_EDECODE, "event %u: %s", i,
+                                    e2.msg);
+            continue;
+        }
+        /* every event's step, even after a failure: a resync brings the
+         * observation but not the events again */
+        if (kind == MAAT_PYR_EV_PAIR)
+            add_step(v, seat, PYR_STEP_TAKE, a[1], a[2]);
+        else if (kind == MAAT_PYR_EV_PYRAMID || kind == MAAT_PYR_EV_OBELISK ||
+                 kind == MAAT_PYR_EV_DISCARD)
+            add_step(v, seat, PYR_STEP_LEAVE, a[0], 0);
+        else if (kind == MAAT_PYR_EV_TOMB)
+            add_step(v, seat, PYR_STEP_TOMB, 0, 0);
+        if (follow && !rc)
+            rc = follow_event(v, kind, seat, a, err);
+    }
+    if (follow) {
+        if (!rc)
+            follow_close_build(v);
+        else /* until an observation comes: no samples from a broken view */
+            v->kit.has_observation = 0;
+        return rc;
+    }
     maat_pyr_state st;
-    int rc = maat_pyr_observation_decode(obs, &st, err);
+    rc = maat_pyr_observation_decode(obs, &st, err);
     if (rc)
         return rc;
     if ((rc = maat_kit_view_updated(&v->kit, st.seats, err)))
         return rc;
     v->obs = st;
     v->obs.deck = &v->kit.setup->deck;
+    v->build_open = 0;
     return MAAT_OK;
 }
 
