@@ -27,6 +27,8 @@ static int place_y(int place) { return place_axis(place, 1); }
 static int place_z(int place) { return place_axis(place, 2); }
 
 static const char *const axes[3] = {"x", "y", "z"};
+static const char *const event_names_[MAAT_PMX_EV_KINDS] = {"remove",
+                                                           "reveal", "end"};
 
 static const maat_wire_kind actions[] = {
     {MAAT_W_KIND("remove", MAAT_PMX_REMOVE),
@@ -235,10 +237,183 @@ static int decode_observation(maat_pmx_state *st, const msgpack_object *o,
     return MAAT_OK;
 }
 
+/* ---- following the events (protocol version 2) ----------------------
+ * Without an observation the view applies the events to the latest one:
+ * a removal moves the cube to the seat's collection and slides the line
+ * above it as the event says, a reveal names the kind of a hidden place.
+ * Cubes of one kind are interchangeable and the observation decoder
+ * gives each the first free id of its kind in the order it lists them;
+ * the view renumbers the same way after each message, so it holds
+ * exactly what the observation would give (tests/test_view_delta.c). */
+
+static int kind_of(int cube)
+{
+    return maat_pmx_cube_colour(cube) * 4 + maat_pmx_cube_symbol(cube);
+}
+
+/* The ids as decode_observation gives them: places in order, then each
+ * seat's collection by kind. */
+static int renumber(maat_pmx_state *st)
+{
+    maat_pmx_state c;
+    int next[5 * 4];
+    memset(&c, 0, sizeof c);
+    memset(c.cube, -1, sizeof c.cube);
+    c.seats = st->seats;
+    c.turn = st->turn;
+    c.to_move = st->to_move;
+    c.over = st->over;
+    for (int id = MAAT_PMX_CUBES - 1; id >= 0; id--) /* kinds: id blocks */
+        next[kind_of(id)] = id;
+    for (int k = 0; k < MAAT_PMX_PLACES + MAAT_PMX_MAX_SEATS * MAAT_PMX_CUBES;
+         k++) {
+        int id, seat = k < MAAT_PMX_PLACES ? -1
+                                           : (k - MAAT_PMX_PLACES) /
+                                                 MAAT_PMX_CUBES;
+        if (seat < 0) {
+            id = st->cube[k];
+            if (id == PMX_HIDDEN)
+                c.cube[k] = PMX_HIDDEN;
+        } else {
+            if (seat >= st->seats)
+                break;
+            id = (k - MAAT_PMX_PLACES) % MAAT_PMX_CUBES;
+            id = st->collected[seat][id] ? id : -1;
+        }
+        if (id < 0)
+            continue;
+        int n = next[kind_of(id)]++;
+        if (n >= MAAT_PMX_CUBES || kind_of(n) != kind_of(id))
+            return -1; /* more cubes of a kind than the set holds */
+        c.revealed[n] = 1;
+        if (seat < 0)
+            c.cube[k] = (int8_t)n;
+        else {
+            c.collected[seat][n] = 1;
+            c.n_collected[seat]++;
+        }
+    }
+    *st = c;
+    return 0;
+}
+
+/* An event (the wire declarations encode its place as x, y, z and its
+ * cube as colour, symbol, which the generic decoder does not map back):
+ * a[0] the place, a[1] a cube of that kind, a[2] the slide axis or -1. */
+static int decode_event(const msgpack_object *o, int *kind, int *seat,
+                        int32_t *a, maat_error *err)
+{
+    enum { EVENT, SEAT, X, Y, Z, COLOUR, SYMBOL, SLIDE, N };
+    static const char *const keys[N + 1] = {
+        "event", "seat", "x", "y", "z", "colour", "symbol", "slide", NULL};
+    const msgpack_object *f[N];
+    int64_t x, y, z, sv;
+    if (!o || o->type != MSGPACK_OBJECT_MAP)
+        return maat_error_set(err, MAAT_EDECODE, "an event must be a map");
+    maat_msg_pick(o, keys, f);
+    *kind = -1;
+    for (int k = 0; k < MAAT_PMX_EV_KINDS; k++)
+        if (maat_msg_str_eq(f[EVENT], event_names_[k]))
+            *kind = k;
+    if (*kind < 0)
+        return maat_error_set(err, MAAT_EDECODE, "unknown event");
+    if (*kind == MAAT_PMX_EV_END)
+        return MAAT_OK;
+    int rc;
+    if ((rc = maat_msg_int(f[X], "x", 0, 5, &x, err)) ||
+        (rc = maat_msg_int(f[Y], "y", 0, 5, &y, err)) ||
+        (rc = maat_msg_int(f[Z], "z", 0, 5, &z, err)))
+        return rc;
+    a[0] = maat_pmx_place((int)x, (int)y, (int)z);
+    if (a[0] < 0)
+        return maat_error_set(err, MAAT_EDECODE, "(%d, %d, %d) is outside "
+                              "the pyramid", (int)x, (int)y, (int)z);
+    uint8_t used[MAAT_PMX_CUBES] = {0};
+    if ((a[1] = take_id(used, o, err)) < 0)
+        return MAAT_EDECODE;
+    a[2] = -1;
+    *seat = -1;
+    if (*kind == MAAT_PMX_EV_REMOVE) {
+        if ((rc = maat_msg_int(f[SEAT], "seat", 0, MAAT_PMX_MAX_SEATS - 1,
+                               &sv, err)))
+            return rc;
+        *seat = (int)sv;
+        for (int d = 0; d < 3; d++)
+            if (maat_msg_str_eq(f[SLIDE], axes[d]))
+                a[2] = d;
+        if (a[2] < 0 && (!f[SLIDE] || f[SLIDE]->type != MSGPACK_OBJECT_NIL))
+            return maat_error_set(err, MAAT_EDECODE, "field 'slide' must be "
+                                  "x, y, z or nil");
+    }
+    return MAAT_OK;
+}
+
+static int follow_event(maat_pmx_state *st, int kind, int seat,
+                        const int32_t *a, maat_error *err)
+{
+    switch (kind) {
+    case MAAT_PMX_EV_REMOVE: {
+        int p = a[0], cube = st->cube[p], dir = a[2];
+        if (st->over || seat != st->to_move || seat >= st->seats ||
+            cube < 0 ||
+            kind_of(cube) != kind_of(a[1]))
+            return maat_error_set(err, MAAT_EDECODE, "seat %d removed a "
+                                  "cube out of turn", seat);
+        st->collected[seat][cube] = 1;
+        st->n_collected[seat]++;
+        st->cube[p] = -1;
+        /* the line above slides down one place along dir */
+        for (int to = p, from; dir >= 0; to = from) {
+            from = pmx_step(to, dir, -1);
+            if (from < 0 || st->cube[from] == -1)
+                break;
+            st->cube[to] = st->cube[from];
+            st->cube[from] = -1;
+        }
+        st->turn++;
+        st->to_move = (st->to_move + 1) % st->seats;
+        return MAAT_OK;
+    }
+    case MAAT_PMX_EV_REVEAL:
+        if (st->cube[a[0]] != PMX_HIDDEN)
+            return maat_error_set(err, MAAT_EDECODE, "a reveal of a place "
+                                  "that is not hidden");
+        st->cube[a[0]] = (int8_t)a[1]; /* its kind; renumber() sorts ids */
+        return MAAT_OK;
+    case MAAT_PMX_EV_END:
+        st->over = 1;
+        return MAAT_OK;
+    }
+    return maat_error_set(err, MAAT_EDECODE, "unknown event kind %d", kind);
+}
+
 int pmx_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err)
 {
-    (void)events; /* the observation holds everything that is public */
+    if (!observation) {
+        if (!v->kit.has_observation)
+            return maat_error_set(err, MAAT_ESTATE,
+                                  "no observation to follow yet");
+        int rc = !events || events->type != MSGPACK_OBJECT_ARRAY
+                     ? maat_error_set(err, MAAT_EDECODE,
+                                      "events must be an array")
+                     : MAAT_OK;
+        for (uint32_t i = 0; !rc && i < events->via.array.size; i++) {
+            int kind = -1, seat = -1;
+            int32_t a[3] = {-1, -1, -1};
+            rc = decode_event(&events->via.array.ptr[i], &kind, &seat, a,
+                              err);
+            if (!rc)
+                rc = follow_event(&v->obs, kind, seat, a, err);
+        }
+        if (!rc && renumber(&v->obs))
+            rc = maat_error_set(err, MAAT_EDECODE, "more cubes of a kind "
+                                "than the set holds");
+        if (rc) /* until an observation comes */
+            v->kit.has_observation = 0;
+        return rc;
+    }
+    /* the observation holds everything that is public */
     maat_pmx_state obs;
     int rc = decode_observation(&obs, observation, err);
     if (!rc)
