@@ -16,7 +16,8 @@
  *     observation the referee would have sent (encode_observation of the
  *     true game);
  *  d) the legal actions of that state are the referee's list, in order
- *     (counted: the protocol keeps sending `legal` in version 2).
+ *     (the protocol still sends `legal` in version 2; this is the
+ *     property that would let it stop).
  * Messages go through real msgpack bytes, each seat gets the events its
  * visible_to bit allows since its last request, like referee/protocol.c.
  *
@@ -146,9 +147,12 @@ static void play(const maat_rules *r, const maat_setup *setup,
                     failed = 1;
                 int n = r->legal_actions(g, legal, MAXA);
                 int m = r->legal_actions(b, dlegal, MAXA);
-                t->legal_same += n == m && n <= MAXA &&
-                                 !memcmp(legal, dlegal, sizeof *legal *
-                                                            (size_t)n);
+                int same = n == m && n <= MAXA &&
+                           !memcmp(legal, dlegal, sizeof *legal * (size_t)n);
+                CHECK(same, "%s %d seats seed %llu step %d seat %d: the "
+                      "view's legal actions are not the referee's", r->name,
+                      seats, (unsigned long long)seed, step, s);
+                t->legal_same += same;
             }
             r->destroy(&a);
             r->destroy(&b);
@@ -175,7 +179,7 @@ static void play(const maat_rules *r, const maat_setup *setup,
 
 int main(int argc, char **argv)
 {
-    int games = argc > 1 ? atoi(argv[1]) : 40;
+    int games = argc > 1 ? atoi(argv[1]) : 200;
     int n;
     const maat_rules *const *all = maat_rules_all(&n);
     for (int k = 0; k < n; k++) {

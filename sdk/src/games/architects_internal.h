@@ -21,10 +21,12 @@ struct maat_game {
     maat_arc_state st;
 };
 
-/* The view (architects_view.c): the latest observation is everything. */
+/* The view (architects_view.c): the latest observation is everything
+ * (kept up to date from the events between observations). */
 struct maat_view {
     maat_kit_view kit;
     maat_arc_state obs;
+    int card_open; /* following events: a card's draws may go on */
 };
 
 extern const maat_wire arc_wire_actions, arc_wire_events;

@@ -331,17 +331,231 @@ int maat_arc_observation_decode(const msgpack_object *o, maat_arc_state *st,
 
 /* ---- the view ------------------------------------------------------- */
 
+/* ---- following the events (protocol version 2) ----------------------
+ * Without an observation the view applies the events to the latest one
+ * and runs the turn's state machine as architects.c does (phase, to_move,
+ * pending cards, the slide of the common board), the draws named by their
+ * events, so that it holds exactly what the observation would hold
+ * (tests/test_view_delta.c).  Events are checked against the state; one
+ * that does not fit fails the update and the bot asks for the
+ * observation (a resync). */
+
+#define FOLLOW_FAIL(...) maat_error_set(err, MAAT_EDECODE, __VA_ARGS__)
+
+/* architects.c's end_turn without the draws: the refill and the small
+ * stone drawn arrive as their own events. */
+static void follow_end_turn(maat_arc_state *st)
+{
+    const maat_arc_board *b = st->board;
+    int k = 0;
+    for (int i = 0; i < b->common; i++)
+        if (st->common[i] >= 0)
+            st->common[k++] = st->common[i];
+    for (int i = k; i < b->common; i++)
+        st->common[i] = -1;
+    st->turn++;
+    int done = 1;
+    for (int i = 0; i < st->seats; i++)
+        done &= st->seat[i].placed == b->n_large;
+    if (done) {
+        st->phase = MAAT_ARC_OVER;
+        st->to_move = -1;
+        return;
+    }
+    st->to_move = (st->to_move + 1) % st->seats;
+    st->phase = MAAT_ARC_TAKE;
+}
+
+/* architects.c's next_step. */
+static void follow_next_step(maat_arc_state *st)
+{
+    if (st->seat[st->to_move].n_hand > 0) {
+        st->phase = MAAT_ARC_SMALL;
+        return;
+    }
+    int any = 0;
+    for (int i = 0; i < st->board->faceup; i++)
+        any |= st->faceup[i] >= 0;
+    if (st->pending_cards > 0 && any) {
+        st->phase = MAAT_ARC_CARD;
+        return;
+    }
+    st->pending_cards = 0;
+    follow_end_turn(st);
+}
+
+/* A card's events are card, faceup (the slot refilled) and for Khnum its
+ * draws: the step after it comes at the next other event or at the end of
+ * the message. */
+static void follow_close_card(maat_view *v)
+{
+    if (v->card_open) {
+        v->card_open = 0;
+        follow_next_step(&v->obs);
+    }
+}
+
+static int hand_pop(maat_arc_seat *s, int stone)
+{
+    if (s->n_hand == 0 || s->hand[0] != stone)
+        return -1;
+    memmove(s->hand, s->hand + 1, (size_t)(s->n_hand - 1));
+    s->hand[--s->n_hand] = 0; /* as decoded: unused entries zero */
+    return 0;
+}
+
+static int follow_event(maat_view *v, int kind, int seat, const int32_t *a,
+                        maat_error *err)
+{
+    maat_arc_state *st = &v->obs;
+    const maat_arc_board *b = st->board;
+    if (v->card_open &&
+        !(kind == MAAT_ARC_EV_FACEUP ||
+          (kind == MAAT_ARC_EV_DRAW && a[1] == 1 && seat == st->to_move)))
+        follow_close_card(v);
+    if (kind != MAAT_ARC_EV_REFILL && kind != MAAT_ARC_EV_FACEUP &&
+        kind != MAAT_ARC_EV_END && (seat < 0 || seat >= st->seats))
+        return FOLLOW_FAIL("event for seat %d of %d", seat, st->seats);
+    int mover = kind == MAAT_ARC_EV_PAY || kind == MAAT_ARC_EV_TAKE ||
+                kind == MAAT_ARC_EV_PLACE || kind == MAAT_ARC_EV_SMALL ||
+                kind == MAAT_ARC_EV_CARD;
+    if (mover && seat != st->to_move)
+        return FOLLOW_FAIL("seat %d moved out of turn", seat);
+    maat_arc_seat *s = seat >= 0 ? &st->seat[seat] : NULL;
+    switch (kind) {
+    case MAAT_ARC_EV_REFILL:
+        if (a[0] >= b->common || st->common[a[0]] >= 0 || st->n_supply == 0)
+            return FOLLOW_FAIL("a refill of space %d out of turn", a[0]);
+        st->common[a[0]] = (int8_t)a[1];
+        st->n_supply--;
+        return MAAT_OK;
+    case MAAT_ARC_EV_FACEUP:
+        if (a[0] >= b->faceup || st->faceup[a[0]] >= 0 || st->n_pile == 0)
+            return FOLLOW_FAIL("a card turned up into slot %d out of turn",
+                               a[0]);
+        st->faceup[a[0]] = (int8_t)a[1];
+        st->n_pile--;
+        return MAAT_OK;
+    case MAAT_ARC_EV_DRAW:
+        if (s->n_hand >= MAAT_ARC_MAX_SMALL || st->n_bag == 0)
+            return FOLLOW_FAIL("a draw out of turn");
+        s->hand[s->n_hand++] = (uint8_t)a[0];
+        st->n_bag--;
+        return MAAT_OK;
+    case MAAT_ARC_EV_PAY:
+        if (st->phase != MAAT_ARC_TAKE || hand_pop(s, a[0]) ||
+            st->n_space0 >= MAAT_ARC_MAX_SMALL)
+            return FOLLOW_FAIL("seat %d paid out of turn", seat);
+        st->space0[st->n_space0++] = (uint8_t)a[0];
+        return MAAT_OK;
+    case MAAT_ARC_EV_TAKE:
+        if (st->phase != MAAT_ARC_TAKE || a[0] >= b->common ||
+            st->common[a[0]] != a[1] ||
+            (a[0] == 0 && (a[2] != st->n_space0 ||
+                           s->n_hand + st->n_space0 > MAAT_ARC_MAX_SMALL)))
+            return FOLLOW_FAIL("seat %d took space %d out of turn", seat,
+                               a[0]);
+        if (a[0] == 0) {
+            memcpy(s->hand + s->n_hand, st->space0, (size_t)st->n_space0);
+            s->n_hand = (uint8_t)(s->n_hand + st->n_space0);
+            memset(st->space0, 0, sizeof st->space0);
+            st->n_space0 = 0;
+        }
+        st->common[a[0]] = -1;
+        st->taken = a[1];
+        st->phase = MAAT_ARC_PLACE;
+        return MAAT_OK;
+    case MAAT_ARC_EV_PLACE: {
+        int space = maat_arc_space(b, a[1], a[2]);
+        if (st->phase != MAAT_ARC_PLACE || a[0] != st->taken || space < 0 ||
+            s->large[space] >= 0)
+            return FOLLOW_FAIL("seat %d placed out of turn", seat);
+        s->large[space] = (int8_t)st->taken;
+        s->rotated[space] = (uint8_t)(a[3] > 0);
+        s->placed++;
+        st->taken = -1;
+        st->pending_cards = 0; /* the card spots this stone completed */
+        for (int i = 0; i < b->n_spots; i++) {
+            int p = b->spot[i][0], q = b->spot[i][1];
+            st->pending_cards += (p == space && s->large[q] >= 0) ||
+                                 (q == space && s->large[p] >= 0);
+        }
+        follow_next_step(st);
+        return MAAT_OK;
+    }
+    case MAAT_ARC_EV_SMALL:
+        if (st->phase != MAAT_ARC_SMALL || hand_pop(s, a[0]))
+            return FOLLOW_FAIL("seat %d placed a small stone out of turn",
+                               seat);
+        if (a[1] <= 0) {
+            if (s->n_collection >= MAAT_ARC_MAX_SMALL)
+                return FOLLOW_FAIL("a collection too large");
+            s->collection[s->n_collection++] = (uint8_t)a[0];
+        } else {
+            int k = 2 * (a[1] - 1) + (a[2] > 0);
+            if (a[1] > b->levels || s->small[k] >= 0)
+                return FOLLOW_FAIL("small space taken");
+            s->small[k] = (int8_t)a[0];
+        }
+        follow_next_step(st);
+        return MAAT_OK;
+    case MAAT_ARC_EV_CARD:
+        if (st->phase != MAAT_ARC_CARD || a[1] >= b->faceup ||
+            st->faceup[a[1]] != a[0] || s->n_cards >= MAAT_ARC_MAX_SPOTS)
+            return FOLLOW_FAIL("seat %d took card %d out of turn", seat,
+                               a[0]);
+        s->cards[s->n_cards++] = (uint8_t)a[0];
+        st->faceup[a[1]] = -1;
+        st->pending_cards--;
+        v->card_open = 1;
+        return MAAT_OK;
+    case MAAT_ARC_EV_END:
+        if (st->phase != MAAT_ARC_OVER)
+            return FOLLOW_FAIL("the game ended early");
+        return MAAT_OK;
+    }
+    return FOLLOW_FAIL("unknown event kind %d", kind);
+}
+
+static int follow(maat_view *v, const msgpack_object *events,
+                  maat_error *err)
+{
+    if (!v->kit.has_observation)
+        return maat_error_set(err, MAAT_ESTATE,
+                              "no observation to follow yet");
+    int rc = !events || events->type != MSGPACK_OBJECT_ARRAY
+                 ? maat_error_set(err, MAAT_EDECODE, "events must be an array")
+                 : MAAT_OK;
+    for (uint32_t i = 0; !rc && i < events->via.array.size; i++) {
+        int kind, seat;
+        int32_t a[MAAT_ACTION_ARGS];
+        rc = maat_wire_decode(&arc_wire_events, &events->via.array.ptr[i],
+                              &kind, &seat, a, err);
+        if (!rc)
+            rc = follow_event(v, kind, seat, a, err);
+    }
+    if (!rc)
+        follow_close_card(v);
+    else /* until an observation comes */
+        v->kit.has_observation = 0;
+    return rc;
+}
+
 int arc_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err)
 {
-    (void)events; /* the observation holds everything that is public */
+    if (!observation)
+        return follow(v, events, err);
+    /* the observation holds everything that is public */
     maat_arc_state st;
     arc_attach(&st, v->kit.setup);
     int rc = maat_arc_observation_decode(observation, &st, err);
     if (!rc)
         rc = maat_kit_view_updated(&v->kit, st.seats, err);
-    if (!rc)
+    if (!rc) {
         v->obs = st;
+        v->card_open = 0;
+    }
     return rc;
 }
 
