@@ -131,7 +131,9 @@ static void play(const maat_rules *r, const maat_setup *setup,
             maat_game *a = r->determinize(full[s], &r1, &err);
             CHECK(a != NULL, "determinize full: %s", err.msg);
             maat_game *b = r->determinize(delta[s], &r2, &err);
-            CHECK(b != NULL, "determinize delta: %s", err.msg);
+            CHECK(b != NULL, "%s %d seats seed %llu step %d seat %d: "
+                  "determinize delta: %s", r->name, seats,
+                  (unsigned long long)seed, step, s, err.msg);
             if (a && b) {
                 pack_obs(r, a, MAAT_OMNISCIENT, &x);
                 pack_obs(r, b, MAAT_OMNISCIENT, &y);

@@ -378,7 +378,23 @@ static int follow_event(maat_pmx_state *st, int kind, int seat,
         if (st->cube[a[0]] != PMX_HIDDEN)
             return maat_error_set(err, MAAT_EDECODE, "a reveal of a place "
                                   "that is not hidden");
-        st->cube[a[0]] = (int8_t)a[1]; /* its kind; renumber() sorts ids */
+        { /* a free id of its kind (renumber() puts the ids in order) */
+            uint8_t used[MAAT_PMX_CUBES] = {0};
+            for (int p = 0; p < MAAT_PMX_PLACES; p++)
+                if (st->cube[p] >= 0)
+                    used[st->cube[p]] = 1;
+            for (int j = 0; j < st->seats; j++)
+                for (int c = 0; c < MAAT_PMX_CUBES; c++)
+                    used[c] |= st->collected[j][c];
+            int id = 0;
+            while (id < MAAT_PMX_CUBES &&
+                   (used[id] || kind_of(id) != kind_of(a[1])))
+                id++;
+            if (id == MAAT_PMX_CUBES)
+                return maat_error_set(err, MAAT_EDECODE, "more cubes of a "
+                                      "kind than the set holds");
+            st->cube[a[0]] = (int8_t)id;
+        }
         return MAAT_OK;
     case MAAT_PMX_EV_END:
         st->over = 1;
