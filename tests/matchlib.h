@@ -132,10 +132,11 @@ MATCHLIB int file_contains(const char *path, const char *needle)
 
 /* One match of game `game` between `seats` spies (spy0, spy1, ...) in
  * dir: the record in dir/rec.json, each spy's messages in dir/spyK.bin.
- * spy_seed < 0: the spies seed themselves from their tokens. */
-MATCHLIB int run_spy_match(const char *referee, const char *spy,
-                         const char *game, const char *dir, int seats,
-                         uint64_t seed, long spy_seed)
+ * spy_seed < 0: the spies seed themselves from their tokens.  Spy K
+ * speaks protocol version 2 when bit K of v2_seats is set, else 1. */
+MATCHLIB int run_spy_match_v(const char *referee, const char *spy,
+                             const char *game, const char *dir, int seats,
+                             uint64_t seed, long spy_seed, unsigned v2_seats)
 {
     char seed_s[32], rec[600], out[600], bots[MAAT_MAX_SEATS][1400];
     snprintf(seed_s, sizeof seed_s, "%" PRIu64, seed);
@@ -158,9 +159,11 @@ MATCHLIB int run_spy_match(const char *referee, const char *spy,
     argv[n++] = "--limit-as"; /* a sanitizer build reserves terabytes */
     argv[n++] = "0";
     for (int s = 0; s < seats; s++) {
-        char extra[40] = "";
+        char extra[60] = "";
         if (spy_seed >= 0)
             snprintf(extra, sizeof extra, " --seed %ld", spy_seed);
+        if ((v2_seats >> s) & 1u)
+            strcat(extra, " --version 2");
         snprintf(bots[s], sizeof bots[s], "spy%d='%s' --dir '%s'%s", s, spy,
                  dir, extra);
         argv[n++] = "--bot";
@@ -174,6 +177,14 @@ MATCHLIB int run_spy_match(const char *referee, const char *spy,
         print_file(out);
     }
     return rc;
+}
+
+MATCHLIB int run_spy_match(const char *referee, const char *spy,
+                           const char *game, const char *dir, int seats,
+                           uint64_t seed, long spy_seed)
+{
+    return run_spy_match_v(referee, spy, game, dir, seats, seed, spy_seed,
+                           0);
 }
 
 /* The programs from the environment (meson sets MAAT_REFEREE, MAAT_SPY)

@@ -4,7 +4,10 @@
  * here).
  *
  * maat-referee plays seeded matches of every game and seat count between
- * maat-spy-bot seats (tests/bots/spy.c records every message it receives).
+ * maat-spy-bot seats (tests/bots/spy.c records every message it receives);
+ * in every second match the odd seats speak protocol version 2, whose
+ * requests carry the observation only the first time in a game (checked),
+ * and their views follow the events alone, as the SDK's do.
  * The test replays each record through the rules in process and, for each
  * message the referee sent to seat s, proves:
  *   a) it is what the rules give s: the observation is
@@ -244,11 +247,14 @@ static void check_consistent(const maat_rules *r, const maat_game *g,
                              int with_legal)
 {
     packed p;
-    packed_begin(&p);
-    r->encode_observation(g, seat, &p.pk);
-    same_object(packed_end(&p), maat_msg_get(msg, "observation"),
-                "the observation", where, seat);
-    packed_free(&p);
+    /* a version-2 request without one: the caller checks that it may */
+    if (maat_msg_get(msg, "observation") || !with_legal) {
+        packed_begin(&p);
+        r->encode_observation(g, seat, &p.pk);
+        same_object(packed_end(&p), maat_msg_get(msg, "observation"),
+                    "the observation", where, seat);
+        packed_free(&p);
+    }
     packed_begin(&p);
     pack_visible_events(r, g, ev, seat, cursor, &p.pk);
     same_object(packed_end(&p), maat_msg_get(msg, "events"), "the events",
@@ -444,9 +450,11 @@ static void check_end(const maat_rules *r, const maat_game *g, int seats,
     }
 }
 
+/* v2: the seats whose spies speak protocol version 2 (bit s = seat s). */
 static void check_match(const maat_rules *r, const char *dir, int seats,
-                        uint64_t seed, stats *sum)
+                        uint64_t seed, unsigned v2, stats *sum)
 {
+    int has_obs[MAAT_MAX_SEATS] = {0};
     char path[1024], where[200];
     snprintf(path, sizeof path, "%s/rec.json", dir);
     json_error_t je;
@@ -496,6 +504,10 @@ static void check_match(const maat_rules *r, const char *dir, int seats,
                                            where);
         if (m) {
             leaks(&sec, m, where);
+            int64_t version = 0;
+            CHECK(obj_int(maat_msg_get(m, "version"), &version) &&
+                  version == ((v2 >> s) & 1u ? 2 : 1), "%s: welcome "
+                  "version %" PRId64, where, version);
             seen_setup[s] = r->setup_decode(maat_msg_get(m, "setup"), &err);
             CHECK(seen_setup[s] != NULL, "%s: setup_decode: %s", where,
                   err.msg);
@@ -548,6 +560,13 @@ static void check_match(const maat_rules *r, const char *dir, int seats,
                               r->decision_names[want.kind]),
               "%s: the request names another decision", where);
         leaks(&sec, m, where);
+        /* version 1: every request has the observation; version 2: the
+         * first of the game, then none */
+        int want_obs = !((v2 >> s) & 1u) || !has_obs[s];
+        CHECK(want_obs == (maat_msg_get(m, "observation") != NULL),
+              "%s: a version-%d request %s the observation", where,
+              (v2 >> s) & 1u ? 2 : 1, want_obs ? "without" : "with");
+        has_obs[s] = 1;
         check_consistent(r, g, &ev, s, &evcur[s], m, where, 1);
         finding f = {0, ""};
         check_events(r, maat_msg_get(m, "events"), s, &f);
@@ -776,13 +795,16 @@ int main(void)
                          seats, k);
                 mkdir(dir, 0755);
                 int failures = check_failures;
-                /* deterministic spies: a failure replays exactly */
-                int rc = run_spy_match(referee_path, spy_path, r->name, dir,
-                                       seats, seed, 100L * seats + k);
+                /* deterministic spies: a failure replays exactly; every
+                 * second match the odd seats speak protocol version 2 */
+                unsigned v2 = k % 2 == 0 ? 0xaau : 0;
+                int rc = run_spy_match_v(referee_path, spy_path, r->name,
+                                         dir, seats, seed, 100L * seats + k,
+                                         v2);
                 CHECK(rc == 0, "maat-referee failed: %s, %d seats, seed %"
                       PRIu64, r->name, seats, seed);
                 if (rc == 0)
-                    check_match(r, dir, seats, seed, &sum);
+                    check_match(r, dir, seats, seed, v2, &sum);
                 if (check_failures == failures) /* keep what failed */
                     remove_tree(dir);
             }

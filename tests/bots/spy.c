@@ -7,11 +7,13 @@
  * answered with a uniformly random entry of its `legal` list, sent back
  * byte for byte as the referee encoded it; it leaves on `bye`.
  *
- *   maat-spy-bot [--dir DIR] [--seed N] [--think-us T]
+ *   maat-spy-bot [--dir DIR] [--seed N] [--think-us T] [--version V]
  *
  * With --think-us each answer also reports think_us = T + its seq (the
  * bot's own time, docs/PROTOCOL.md): a made-up but reproducible value, so
  * records with --record-timing have a think_us to compare byte for byte.
+ * --version 2 offers protocol version 2 (requests without the observation
+ * after the first of each game); the default is version 1.
  * DIR defaults to $MAAT_SPY_DIR.  The choices are seeded from --seed N (or
  * $MAAT_SPY_SEED) and the bot's name when given -- so a match between spies
  * is deterministic -- else from the token, which is random per run.
@@ -49,7 +51,8 @@ static int send_buf(void *sock, const msgpack_sbuffer *sb)
     return zmq_send(sock, sb->data, sb->size, 0) < 0 ? -1 : 0;
 }
 
-static int send_hello(void *sock, const char *token, const char *name)
+static int send_hello(void *sock, const char *token, const char *name,
+                      int version)
 {
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
@@ -57,7 +60,7 @@ static int send_hello(void *sock, const char *token, const char *name)
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
     msgpack_pack_map(&pk, 4);
     maat_pack_kv_str(&pk, "type", "hello");
-    maat_pack_kv_int(&pk, "version", MAAT_PROTOCOL_VERSION);
+    maat_pack_kv_int(&pk, "version", version);
     maat_pack_kv_str(&pk, "token", token);
     maat_pack_kv_str(&pk, "name", name);
     int rc = send_buf(sock, &sb);
@@ -104,6 +107,7 @@ int main(int argc, char **argv)
     const char *dir = getenv("MAAT_SPY_DIR");
     const char *seed_text = getenv("MAAT_SPY_SEED");
     int64_t think_us = -1;
+    int version = MAAT_PROTOCOL_VERSION;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
             dir = argv[++i];
@@ -111,9 +115,11 @@ int main(int argc, char **argv)
             seed_text = argv[++i];
         } else if (!strcmp(argv[i], "--think-us") && i + 1 < argc) {
             think_us = strtoll(argv[++i], NULL, 10);
+        } else if (!strcmp(argv[i], "--version") && i + 1 < argc) {
+            version = atoi(argv[++i]);
         } else {
             fprintf(stderr, "usage: maat-spy-bot [--dir DIR] [--seed N] "
-                    "[--think-us T]\n");
+                    "[--think-us T] [--version V]\n");
             return 2;
         }
     }
@@ -156,7 +162,7 @@ int main(int argc, char **argv)
     zmq_setsockopt(sock, ZMQ_LINGER, &zero, sizeof zero);
     int rc = 1;
     if (zmq_connect(sock, endpoint) != 0 ||
-        send_hello(sock, token, name) != 0) {
+        send_hello(sock, token, name, version) != 0) {
         fprintf(stderr, "%s: cannot reach %s: %s\n", name, endpoint,
                 zmq_strerror(zmq_errno()));
         goto out;
