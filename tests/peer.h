@@ -13,7 +13,9 @@
 
 #include "maat/internal/msg.h"
 
-static inline void send_hello(void *s, const char *token)
+/* A hello offering protocol version `version` (1, or 2: the delta
+ * protocol, whose requests carry the observation only the first time). */
+static inline void send_hello_v(void *s, const char *token, int version)
 {
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
@@ -21,9 +23,28 @@ static inline void send_hello(void *s, const char *token)
     msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
     msgpack_pack_map(&pk, 4);
     maat_pack_kv_str(&pk, "type", "hello");
-    maat_pack_kv_int(&pk, "version", 1);
+    maat_pack_kv_int(&pk, "version", version);
     maat_pack_kv_str(&pk, "token", token);
     maat_pack_kv_str(&pk, "name", "peer");
+    zmq_send(s, sb.data, sb.size, ZMQ_DONTWAIT);
+    msgpack_sbuffer_destroy(&sb);
+}
+
+static inline void send_hello(void *s, const char *token)
+{
+    send_hello_v(s, token, 1);
+}
+
+/* {type: resync, seq}: the open request again, with its observation. */
+static inline void send_resync(void *s, int64_t seq)
+{
+    msgpack_sbuffer sb;
+    msgpack_sbuffer_init(&sb);
+    msgpack_packer pk;
+    msgpack_packer_init(&pk, &sb, msgpack_sbuffer_write);
+    msgpack_pack_map(&pk, 2);
+    maat_pack_kv_str(&pk, "type", "resync");
+    maat_pack_kv_int(&pk, "seq", seq);
     zmq_send(s, sb.data, sb.size, ZMQ_DONTWAIT);
     msgpack_sbuffer_destroy(&sb);
 }

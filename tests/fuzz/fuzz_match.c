@@ -6,7 +6,9 @@
  * picks a peer and sends it one of: arbitrary frames (from the input), a
  * hello with its own or another seat's token, a hello with a made-up
  * token, a correct answer to its open request, or an answer with a wrong
- * seq.  When the script is used up, the two seats play properly (hello if
+ * seq; a hello offering protocol version 2 with its own token, a resync of
+ * its open request (or of none) or of a wrong seq.  When the script is
+ * used up, the two seats play properly (hello if
  * they have not, then the first legal action to every request) until bye.
  *
  * Invariants (abort() when broken): the match ends with MAAT_OK whatever
@@ -97,7 +99,7 @@ static void *run_peers(void *arg)
     /* the script */
     size_t at = 0;
     for (int step = 0; step < MAX_STEPS && at + 1 < p->size; step++) {
-        int who = p->data[at] % PEERS, what = (p->data[at] / PEERS) % 6;
+        int who = p->data[at] % PEERS, what = (p->data[at] / PEERS) % 9;
         at += 1;
         void *s = sock[who];
         seat_state *me = &st[who];
@@ -112,9 +114,15 @@ static void *run_peers(void *arg)
         case 3: send_hello(s, "00000000000000000000000000000000"); break;
         case 4: if (me->seq >= 0) { answer(s, me, me->seq); me->seq = -1; }
                 break;
-        default: if (me->seq >= 0)
-                     answer(s, me, me->seq + 1 + p->data[at - 1] % 3);
-                 break;
+        case 5: if (me->seq >= 0)
+                    answer(s, me, me->seq + 1 + p->data[at - 1] % 3);
+                break;
+        case 6: /* version 2: requests without the observation */
+                send_hello_v(s, tokens[who % SEATS], 2);
+                if (who < SEATS) said_hello[who] = 1;
+                break;
+        case 7: send_resync(s, me->seq >= 0 ? me->seq : 1); break;
+        default: send_resync(s, me->seq + 2 + p->data[at - 1] % 3); break;
         }
     }
     /* then every peer answers whatever it is asked until the match ends */
