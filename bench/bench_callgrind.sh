@@ -4,6 +4,7 @@
 # ROUTER/DEALER round trip of bench-pingpong with the same message sizes.
 #
 #   bench/bench_callgrind.sh [--build DIR] [--seats "2 3 4 5"] [--games G]
+#                            [--protocol 1|2]
 #
 # Every number is a difference of two runs (G games and 2 games; 2200 and
 # 200 raw round trips) divided by the difference of their decisions, so
@@ -16,26 +17,38 @@
 #  - bots: every seat's maat-random under callgrind (so without the
 #    sandbox: valgrind must write its file), summed over the seats;
 #  - raw: bench-pingpong --wait poll (the referee polls), ROUTER and
-#    DEALER processes, with the mean request size of those games.
+#    DEALER processes, with the mean request size of those games (measured
+#    with spy bots speaking the same protocol version).
+# --protocol 1: the bots speak protocol version 1 (maat-random
+# --full-observation: every request carries the observation); 2, the
+# default: the delta protocol.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build="$root/build-bench"
 seats_list="2 3 4 5"
 games=20
+protocol=2
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$(cd "$2" && pwd); shift 2 ;;
         --seats) seats_list="$2"; shift 2 ;;
         --games) games="$2"; shift 2 ;;
-        -h|--help) sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --protocol) protocol="$2"; shift 2 ;;
+        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench_callgrind.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
 ref="$build/referee/maat-referee"
 bot="$build/sample-bots/maat-random"
 pp="$build/bench/bench-pingpong"
-for p in "$ref" "$bot" "$pp"; do
+spy="$build/tests/maat-spy-bot"
+case $protocol in
+    1) botargs=" --full-observation" ;;
+    2) botargs="" ;;
+    *) echo "bench_callgrind.sh: --protocol 1 or 2" >&2; exit 2 ;;
+esac
+for p in "$ref" "$bot" "$pp" "$spy"; do
     [ -x "$p" ] || { echo "bench_callgrind.sh: no $p (ninja -C $build)" >&2; exit 1; }
 done
 command -v valgrind >/dev/null || { echo "bench_callgrind.sh: needs valgrind" >&2; exit 1; }
@@ -58,7 +71,25 @@ print(sum(g["decisions"] for g in games))
 EOF
 }
 
-echo "# bench_callgrind: instructions per decision, Pyramids, $(date -u +%FT%TZ)"
+# the mean request size in the spy files of directory $1
+req_bytes() { python3 - "$@" <<'EOF'
+import glob, struct, sys
+n = total = 0
+for path in glob.glob(sys.argv[1] + '/*.bin'):
+    b = open(path, 'rb').read()
+    at = 0
+    while at + 4 <= len(b):
+        (size,) = struct.unpack_from('<I', b, at)
+        msg = b[at + 4:at + 4 + size]
+        at += 4 + size
+        if b'\xa4type\xa7request' in msg:
+            n += 1
+            total += size
+print(round(total / n) if n else 0)
+EOF
+}
+
+echo "# bench_callgrind: instructions per decision, Pyramids, protocol version $protocol, $(date -u +%FT%TZ)"
 echo "# load average (callgrind counts do not depend on it): $(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%5s %10s %10s %10s %10s %10s %8s %8s  %s\n" seats referee +record raw_router bots raw_dealer ref_x bot_x req_bytes
 for seats in $seats_list; do
@@ -67,7 +98,7 @@ for seats in $seats_list; do
         rm -rf "$tmp/r$g" "$tmp/b$g"; mkdir -p "$tmp/r$g" "$tmp/b$g"
         # the referee as a user runs it
         args=()
-        for ((i = 0; i < seats; i++)); do args+=(--bot "r$i=$bot"); done
+        for ((i = 0; i < seats; i++)); do args+=(--bot "r$i=$bot$botargs"); done
         "${cg[@]}" --callgrind-out-file="$tmp/r$g/cg.%p" "$ref" --quiet \
             --games "$g" --seed 1 --time 5000 --first-time 10000 --limit-nofile 0 \
             --ladder "$tmp/r$g/l.jsonl" "${args[@]}"
@@ -84,17 +115,22 @@ for seats in $seats_list; do
         # the bots under callgrind (unsandboxed, so valgrind can write)
         args=()
         for ((i = 0; i < seats; i++)); do
-            args+=(--bot "r$i=valgrind --tool=callgrind --quiet --callgrind-out-file=$tmp/b$g/cg.%p $bot")
+            args+=(--bot "r$i=valgrind --tool=callgrind --quiet --callgrind-out-file=$tmp/b$g/cg.%p $bot$botargs")
         done
         "$ref" --quiet --no-sandbox --games "$g" --seed 1 --time 5000 \
             --first-time 20000 --hello-time 30000 "${args[@]}"
         I[bot$g]=$(instr "$tmp/b$g"/cg.*)
     done
     dd=$(( D[$games] - D[2] ))
-    # mean request size of these games: the spy bot is not needed, the
-    # pingpong is run with the size bench-decision measures for this seat
-    # count (docs/PERFORMANCE.md); 52-byte actions
-    case $seats in 2) req=788 ;; 3) req=906 ;; 4) req=1057 ;; *) req=1171 ;; esac
+    # mean request size of 20 such games, measured by spies of this
+    # protocol version; 52-byte actions
+    rm -rf "$tmp/s"; mkdir -p "$tmp/s"
+    args=()
+    for ((i = 0; i < seats; i++)); do
+        args+=(--bot "s$i=$spy --dir $tmp/s --seed 1 --version $protocol")
+    done
+    "$ref" --quiet --no-sandbox --games 20 --seed 1 "${args[@]}"
+    req=$(req_bytes "$tmp/s")
     for n in 200 2200; do
         rm -rf "$tmp/p$n"; mkdir -p "$tmp/p$n"
         "${cg[@]}" --trace-children=yes --callgrind-out-file="$tmp/p$n/cg.%p" \
@@ -114,6 +150,6 @@ for seats in $seats_list; do
         "$(awk "BEGIN {print $r / $pr}")" "$(awk "BEGIN {print $b / $pd}")" "$req"
     unset I D
 done
-echo "# referee: $ref --quiet --games G --seed 1 --time 5000 --ladder L [--record R: +record] + seats x --bot rK=maat-random (sandboxed when bubblewrap works), G = $games minus G = 2"
-echo "# bots: the same with --no-sandbox and each bot run as 'valgrind --tool=callgrind $bot'"
+echo "# referee: $ref --quiet --games G --seed 1 --time 5000 --ladder L [--record R: +record] + seats x --bot rK='maat-random$botargs' (sandboxed when bubblewrap works), G = $games minus G = 2"
+echo "# bots: the same with --no-sandbox and each bot run as 'valgrind --tool=callgrind $bot$botargs'"
 echo "# raw: $pp --transport ipc --count N --wait poll --req-bytes B --act-bytes 52 under valgrind --trace-children=yes, N = 2200 minus N = 200"

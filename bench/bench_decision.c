@@ -309,12 +309,13 @@ static int read_spy_file(const char *path, sizes *z)
 }
 
 static int capture_sizes(const char *spy, int seats, int games, uint64_t seed,
-                         sizes *z)
+                         int protocol, sizes *z)
 {
     char dir[300], cmd[10000], base[400];
     if (scratch_dir(dir, sizeof dir))
         return -1;
-    snprintf(cmd, sizeof cmd, "'%s' --dir '%s' --seed 1", spy, dir);
+    snprintf(cmd, sizeof cmd, "'%s' --dir '%s' --seed 1 --version %d", spy,
+             dir, protocol);
     snprintf(base, sizeof base, "%s/none", dir);
     series s = {.bot_cmd = cmd, .seats = seats, .games = games,
                 .seed = seed, .endpoint = NULL, .record_base = NULL};
@@ -402,7 +403,7 @@ static void usage(FILE *f)
 "usage: bench-decision [--rounds R] [--games G] [--seats N] [--raw-count K]\n"
 "                      [--transport ipc|tcp] [--raw-wait recv|poll]\n"
 "                      [--seed S] [--bot CMD] [--pingpong PATH] [--spy PATH]\n"
-"                      [--cpu N] [--sandbox on|off]\n"
+"                      [--cpu N] [--sandbox on|off] [--protocol 1|2]\n"
 "The referee's cost per decision in a real Pyramids match between bots that\n"
 "answer at once, against raw ZeroMQ round trips of the same sizes, the two\n"
 "interleaved in rounds in one run.  Defaults: 10 rounds of (2000 raw round\n"
@@ -411,7 +412,11 @@ static void usage(FILE *f)
 "bots sandboxed as maat-referee does when bubblewrap works (--sandbox off:\n"
 "not), idle seats at nice 19 while another decides.\n"
 "--cpu N runs everything (this process, the bots, the raw ping-pong) on CPU\n"
-"N only: one chain of work on one core, without cross-core wake-ups.\n");
+"N only: one chain of work on one core, without cross-core wake-ups.\n"
+"--protocol 1: the bots (and the spies that measure the sizes) speak\n"
+"protocol version 1, every request with its observation (the default bot\n"
+"is then maat-random --full-observation); 2, the default: the delta\n"
+"protocol.\n");
 }
 
 static long arg_long(const char *opt, const char *v, long lo, long hi)
@@ -435,6 +440,7 @@ int main(int argc, char **argv)
     const char *transport = "ipc", *raw_wait = "recv";
     const char *bot = NULL, *pingpong = NULL, *spy = NULL;
     int cpu = -1, sandbox = -1; /* -1: when bubblewrap works */
+    int protocol = 2;
     for (int i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
@@ -467,6 +473,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(a, "--sandbox") && v &&
                    (!strcmp(v, "on") || !strcmp(v, "off"))) {
             sandbox = !strcmp(v, "on");
+        } else if (!strcmp(a, "--protocol")) {
+            protocol = (int)arg_long(a, v, 1, 2);
         } else if (!strcmp(a, "--seconds") && v) {
             /* accepted for run-all.sh; the work is fixed by --rounds */
         } else {
@@ -499,16 +507,17 @@ int main(int argc, char **argv)
         if (slash)
             *slash = 0;
     }
-    static char d_bot[PATH_MAX + 40], d_pp[PATH_MAX + 40],
+    static char d_bot[PATH_MAX + 80], d_pp[PATH_MAX + 40],
         d_spy[PATH_MAX + 40];
-    snprintf(d_bot, sizeof d_bot, "%s/sample-bots/maat-random", root);
+    snprintf(d_bot, sizeof d_bot, "%s/sample-bots/maat-random%s", root,
+             protocol == 1 ? " --full-observation" : "");
     snprintf(d_pp, sizeof d_pp, "%s/bench/bench-pingpong", root);
     snprintf(d_spy, sizeof d_spy, "%s/tests/maat-spy-bot", root);
     bot = bot ? bot : d_bot;
     pingpong = pingpong ? pingpong : d_pp;
     spy = spy ? spy : d_spy;
     if (access(pingpong, X_OK) || access(spy, X_OK) ||
-        (!strchr(bot, ' ') && access(bot, X_OK))) {
+        (bot != d_bot && !strchr(bot, ' ') && access(bot, X_OK))) {
         fprintf(stderr, "bench-decision: needs %s, %s and %s (ninja them)\n",
                 pingpong, spy, bot);
         return 1;
@@ -527,16 +536,16 @@ int main(int argc, char **argv)
     char la[64];
     loadavg(la, sizeof la);
     printf("# bench-decision: %d-seat Pyramids, %s, referee match loop vs "
-           "raw ZeroMQ, %d interleaved rounds\n# bots %s, idle seats at nice "
-           "19\n# load average at start: %s (%ld cores)%s\n", seats,
-           transport, rounds, sandbox ? "sandboxed (bubblewrap)" :
+           "raw ZeroMQ, %d interleaved rounds, protocol version %d\n# bots %s, "
+           "idle seats at nice 19\n# load average at start: %s (%ld "
+           "cores)%s\n", seats, transport, rounds, protocol, sandbox ? "sandboxed (bubblewrap)" :
            "NOT sandboxed", la,
            sysconf(_SC_NPROCESSORS_ONLN), cpu >= 0 ? "; all on one CPU (--cpu)"
                                                    : "");
 
     /* 1. real message sizes */
     sizes z = {0};
-    if (capture_sizes(spy, seats, 20, seed, &z))
+    if (capture_sizes(spy, seats, 20, seed, protocol, &z))
         return 1;
     long req = llround(mean(&z.req)), act = llround(mean(&z.act));
     printf("# message sizes (spy bots, 20 games, seed %llu, %zu requests): "
