@@ -138,7 +138,7 @@ MATCHLIB int run_spy_match_v(const char *referee, const char *spy,
                              const char *game, const char *dir, int seats,
                              uint64_t seed, long spy_seed, unsigned v2_seats)
 {
-    char seed_s[32], rec[600], out[600], bots[MAAT_MAX_SEATS][1400];
+    char seed_s[32], rec[800], out[800], bots[MAAT_MAX_SEATS][1400];
     snprintf(seed_s, sizeof seed_s, "%" PRIu64, seed);
     snprintf(rec, sizeof rec, "%s/rec.json", dir);
     snprintf(out, sizeof out, "%s/referee.out", dir);
