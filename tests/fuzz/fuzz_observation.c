@@ -15,7 +15,8 @@
  * The frames are dispatched as sdk/src/bot.c does: welcome ->
  * rules->setup_decode of "setup" (a new view); start -> rules->view_new
  * with its seat and seats; request and end -> rules->view_update with
- * "events" and "observation", the "legal" list through decode_action(NULL),
+ * "events" and "observation" (a request without one, as protocol version
+ * 2 sends, has the view follow the events alone), the "legal" list through decode_action(NULL),
  * then rules->determinize -- what maat_bot_sample does for a search bot --
  * and a random playout of the sampled state, as a search bot would.  A
  * frame with no "type" but a "game" is taken as a bare observation.  For
@@ -394,7 +395,7 @@ static void on_observation(bot *b, const msgpack_object *events,
 {
     maat_error e = {0, ""};
     int rc = b->rules->view_update(b->view, events, obs, &e);
-    if (is_pyramids(b->rules)) {
+    if (is_pyramids(b->rules) && obs) {
         static maat_pyr_state st;
         maat_error e2 = {0, ""};
         int rc2 = maat_pyr_observation_decode(obs, &st, &e2);
@@ -404,7 +405,10 @@ static void on_observation(bot *b, const msgpack_object *events,
             CHECK(rc2 == MAAT_OK);
     }
     if (rc != MAAT_OK) {
-        CHECK(rc == MAAT_EDECODE && e.code == rc && e.msg[0]);
+        /* version 2: events alone, before any observation, are refused
+         * as out of turn */
+        CHECK((rc == MAAT_EDECODE || (!obs && rc == MAAT_ESTATE)) &&
+              e.code == rc && e.msg[0]);
         return;
     }
     maat_game *g = b->rules->determinize(b->view, &b->rng, &e);
@@ -415,7 +419,8 @@ static void on_observation(bot *b, const msgpack_object *events,
     CHECK(b->rules->seats(g) == b->seats);
     check_conserved(b->rules, g);
     check_observations_wellformed(b->rules, g);
-    check_same_observation(b, g, obs);
+    if (obs) /* without one (version 2) the view followed the events */
+        check_same_observation(b, g, obs);
     playout(b->rules, g, &b->rng);
     b->rules->destroy(&g);
 }

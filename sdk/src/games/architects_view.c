@@ -517,6 +517,47 @@ static int follow_event(maat_view *v, int kind, int seat, const int32_t *a,
     return FOLLOW_FAIL("unknown event kind %d", kind);
 }
 
+/* Every id in range for the setup and in one place only, as the
+ * observation decoder checks (id_of). */
+static int check_ids(const maat_arc_state *st, maat_error *err)
+{
+    const maat_arc_board *b = st->board;
+    int nl = st->stones->n_large, ns = st->stones->n_small, nc = st->cards->n;
+    seen sn;
+    int bad = 0;
+    memset(&sn, 0, sizeof sn);
+#define MARK(arr, n, id) (bad |= (id) >= (n) || (arr)[(id)]++)
+    for (int i = 0; i < b->common; i++)
+        if (st->common[i] >= 0)
+            MARK(sn.large, nl, st->common[i]);
+    if (st->taken >= 0)
+        MARK(sn.large, nl, st->taken);
+    for (int i = 0; i < st->n_space0; i++)
+        MARK(sn.small, ns, st->space0[i]);
+    for (int i = 0; i < b->faceup; i++)
+        if (st->faceup[i] >= 0)
+            MARK(sn.card, nc, st->faceup[i]);
+    for (int j = 0; j < st->seats; j++) {
+        const maat_arc_seat *s = &st->seat[j];
+        for (int k = 0; k < b->n_large; k++)
+            if (s->large[k] >= 0)
+                MARK(sn.large, nl, s->large[k]);
+        for (int k = 0; k < maat_arc_n_small_spaces(b); k++)
+            if (s->small[k] >= 0)
+                MARK(sn.small, ns, s->small[k]);
+        for (int k = 0; k < s->n_collection; k++)
+            MARK(sn.small, ns, s->collection[k]);
+        for (int k = 0; k < s->n_hand; k++)
+            MARK(sn.small, ns, s->hand[k]);
+        for (int k = 0; k < s->n_cards; k++)
+            MARK(sn.card, nc, s->cards[k]);
+    }
+#undef MARK
+    return bad ? maat_error_set(err, MAAT_EDECODE, "the events put an id "
+                                "out of range or in two places")
+               : MAAT_OK;
+}
+
 static int follow(maat_view *v, const msgpack_object *events,
                   maat_error *err)
 {
@@ -536,7 +577,13 @@ static int follow(maat_view *v, const msgpack_object *events,
     }
     if (!rc)
         follow_close_card(v);
-    else /* until an observation comes */
+    /* what the observation decoder holds every state to: the events of a
+     * broken or hostile referee must not get past either */
+    if (!rc)
+        rc = check_ids(&v->obs, err);
+    if (!rc)
+        rc = playable(&v->obs, err);
+    if (rc) /* until an observation comes */
         v->kit.has_observation = 0;
     return rc;
 }

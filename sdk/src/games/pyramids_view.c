@@ -615,7 +615,13 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
     if (follow) {
         if (!rc)
             follow_close_build(v);
-        else /* until an observation comes: no samples from a broken view */
+        /* what the observation decoder holds every state to: the events
+         * of a broken or hostile referee must not get past either */
+        for (int j = 0; !rc && j < v->obs.seats; j++)
+            rc = check_pyramid_shape(&v->obs.seat[j], err);
+        if (!rc)
+            rc = check_distinct(&v->obs, err);
+        if (rc) /* until an observation comes: no samples from a broken view */
             v->kit.has_observation = 0;
         return rc;
     }
