@@ -35,6 +35,10 @@ struct maat_view {
     int n_steps[MAAT_PYR_MAX_SEATS];
     int overflow;
     int build_open; /* following events: a build whose events may go on */
+    /* following events: the cards the state shows somewhere (each may be
+     * in one place only), built from the observation when first needed */
+    uint8_t shown[MAAT_PYR_CARDS];
+    int shown_valid;
 };
 
 extern const maat_wire pyr_wire_actions, pyr_wire_events;

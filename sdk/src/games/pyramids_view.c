@@ -147,30 +147,36 @@ static void see(uint8_t *seen, int c, int *dup)
     seen[c] = 1;
 }
 
+/* Mark every card the state shows; *dup: one shown twice, if any. */
+static void shown_cards(const maat_pyr_state *st, uint8_t *seen, int *dup)
+{
+    for (int j = 0; j < st->seats; j++) {
+        const maat_pyr_seat *s = &st->seat[j];
+        for (int k = 0; k < MAAT_PYR_STAGES * MAAT_PYR_POSITIONS; k++)
+            see(seen, s->grid[k / MAAT_PYR_POSITIONS][k % MAAT_PYR_POSITIONS],
+                dup);
+        for (int k = 0; k < s->obelisk_n; k++)
+            see(seen, s->obelisk[k], dup);
+        for (int k = 0; k < s->hand_n; k++)
+            if (s->hand[k] != MAAT_PYR_UNKNOWN)
+                see(seen, s->hand[k], dup);
+        for (int k = 0; k < s->tomb_n; k++)
+            if (s->tomb[k] != MAAT_PYR_UNKNOWN)
+                see(seen, s->tomb[k], dup);
+    }
+    for (int i = 0; i < st->discard_n; i++)
+        see(seen, st->discard[i], dup);
+    for (int i = 0; i < st->seats; i++)
+        for (int k = 0; k < 2; k++)
+            see(seen, st->quarry[i][k], dup);
+}
+
 /* No card may be seen in two places at once. */
 static int check_distinct(const maat_pyr_state *st, maat_error *err)
 {
     uint8_t seen[MAAT_PYR_CARDS] = {0};
     int dup = -1;
-    for (int j = 0; j < st->seats; j++) {
-        const maat_pyr_seat *s = &st->seat[j];
-        for (int k = 0; k < MAAT_PYR_STAGES * MAAT_PYR_POSITIONS; k++)
-            see(seen, s->grid[k / MAAT_PYR_POSITIONS][k % MAAT_PYR_POSITIONS],
-                &dup);
-        for (int k = 0; k < s->obelisk_n; k++)
-            see(seen, s->obelisk[k], &dup);
-        for (int k = 0; k < s->hand_n; k++)
-            if (s->hand[k] != MAAT_PYR_UNKNOWN)
-                see(seen, s->hand[k], &dup);
-        for (int k = 0; k < s->tomb_n; k++)
-            if (s->tomb[k] != MAAT_PYR_UNKNOWN)
-                see(seen, s->tomb[k], &dup);
-    }
-    for (int i = 0; i < st->discard_n; i++)
-        see(seen, st->discard[i], &dup);
-    for (int i = 0; i < st->seats; i++)
-        for (int k = 0; k < 2; k++)
-            see(seen, st->quarry[i][k], &dup);
+    shown_cards(st, seen, &dup);
     if (dup >= 0)
         return maat_error_set(err, MAAT_EDECODE, "card %d is seen in two "
                               "places", dup);
@@ -402,6 +408,34 @@ static int follow_leave(maat_pyr_seat *s, int mine, int c)
 
 static void follow_keep(maat_view *v);
 
+/* A card leaves an unknown hand (another seat's) into sight: it must not
+ * be in sight already.  Kept per card, so no message costs a pass over
+ * the whole state (the observation decoder's check_distinct). */
+static int follow_show(maat_view *v, int card)
+{
+    if (v->shown[card])
+        return -1;
+    v->shown[card] = 1;
+    return 0;
+}
+
+/* May seat s put a card at (stage, index)?  The shape check_pyramid_shape
+ * holds every pyramid to, for the one new card: the first at position 0,
+ * the base growing beside itself to at most 4, an upper card on two. */
+static int follow_spot_ok(const maat_pyr_seat *s, int stage, int i)
+{
+    if (stage > 0)
+        return i + 1 < MAAT_PYR_POSITIONS && s->grid[stage - 1][i] >= 0 &&
+               s->grid[stage - 1][i + 1] >= 0;
+    int base = 0;
+    for (int k = 0; k < MAAT_PYR_POSITIONS; k++)
+        base += s->grid[0][k] >= 0;
+    if (base == 0)
+        return i == MAAT_PYR_POS_OFFSET;
+    return base < 4 && ((i > 0 && s->grid[0][i - 1] >= 0) ||
+                        (i + 1 < MAAT_PYR_POSITIONS && s->grid[0][i + 1] >= 0));
+}
+
 /* pyramids.c's end_round and next_pair, without the chance: the next
  * round's deal arrives as its own events. */
 static void follow_end_round(maat_view *v)
@@ -492,6 +526,9 @@ static int follow_event(maat_view *v, int kind, int seat, const int32_t *a,
         if (a[0] >= st->seats || st->phase != MAAT_PYR_GOD ||
             st->quarry[a[0]][0] >= 0)
             return FOLLOW_FAIL("quarry pair %d dealt out of turn", a[0]);
+        if (a[1] == a[2] || follow_show(v, a[1]) || follow_show(v, a[2]))
+            return FOLLOW_FAIL("quarry pair %d shows a card seen already",
+                               a[0]);
         st->quarry[a[0]][0] = (int8_t)a[1];
         st->quarry[a[0]][1] = (int8_t)a[2];
         return MAAT_OK;
@@ -519,6 +556,8 @@ static int follow_event(maat_view *v, int kind, int seat, const int32_t *a,
         if (mine) {
             s->hand[s->hand_n] = (uint8_t)a[1];
             s->hand[s->hand_n + 1] = (uint8_t)a[2];
+        } else { /* out of sight, into a hand the view cannot see */
+            v->shown[a[1]] = v->shown[a[2]] = 0;
         }
         s->hand_n += 2;
         st->quarry[a[0]][0] = st->quarry[a[0]][1] = -1;
@@ -527,7 +566,9 @@ static int follow_event(maat_view *v, int kind, int seat, const int32_t *a,
     case MAAT_PYR_EV_PYRAMID: {
         int8_t *spot = &s->grid[a[1]][a[2] + MAAT_PYR_POS_OFFSET];
         if (st->phase != MAAT_PYR_BUILD || seat != st->to_move ||
-            *spot >= 0 || s->pyramid_n >= 10 || follow_leave(s, mine, a[0]))
+            *spot >= 0 || s->pyramid_n >= 10 ||
+            !follow_spot_ok(s, a[1], a[2] + MAAT_PYR_POS_OFFSET) ||
+            (!mine && follow_show(v, a[0])) || follow_leave(s, mine, a[0]))
             return FOLLOW_FAIL("seat %d built out of turn", seat);
         *spot = (int8_t)a[0];
         s->pyramid_n++;
@@ -544,7 +585,7 @@ static int follow_event(maat_view *v, int kind, int seat, const int32_t *a,
         return MAAT_OK;
     case MAAT_PYR_EV_OBELISK:
         if (!v->build_open || s->obelisk_n >= MAAT_PYR_ROUNDS ||
-            follow_leave(s, mine, a[0]))
+            (!mine && follow_show(v, a[0])) || follow_leave(s, mine, a[0]))
             return FOLLOW_FAIL("seat %d's obelisk out of turn", seat);
         s->obelisk[s->obelisk_n++] = (uint8_t)a[0];
         return MAAT_OK;
@@ -552,7 +593,8 @@ static int follow_event(maat_view *v, int kind, int seat, const int32_t *a,
         /* a card not kept, or (the game over) one left in hand */
         if (!((st->phase == MAAT_PYR_KEEP && seat == st->to_move) ||
               st->phase == MAAT_PYR_OVER) ||
-            st->discard_n >= MAAT_PYR_CARDS || follow_leave(s, mine, a[0]))
+            st->discard_n >= MAAT_PYR_CARDS ||
+            (!mine && follow_show(v, a[0])) || follow_leave(s, mine, a[0]))
             return FOLLOW_FAIL("seat %d discarded out of turn", seat);
         st->discard[st->discard_n++] = (uint8_t)a[0];
         if (st->phase == MAAT_PYR_KEEP && s->hand_n == 1) {
@@ -586,6 +628,12 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
                               "no observation to follow yet");
     if (follow && (!events || events->type != MSGPACK_OBJECT_ARRAY))
         rc = maat_error_set(err, MAAT_EDECODE, "events must be an array");
+    if (follow && !v->shown_valid) { /* once per observation */
+        memset(v->shown, 0, sizeof v->shown);
+        int dup = -1;
+        shown_cards(&v->obs, v->shown, &dup);
+        v->shown_valid = 1;
+    }
     for (uint32_t i = 0; events && events->type == MSGPACK_OBJECT_ARRAY &&
                          i < events->via.array.size; i++) {
         int kind, seat;
@@ -615,12 +663,6 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
     if (follow) {
         if (!rc)
             follow_close_build(v);
-        /* what the observation decoder holds every state to: the events
-         * of a broken or hostile referee must not get past either */
-        for (int j = 0; !rc && j < v->obs.seats; j++)
-            rc = check_pyramid_shape(&v->obs.seat[j], err);
-        if (!rc)
-            rc = check_distinct(&v->obs, err);
         if (rc) /* until an observation comes: no samples from a broken view */
             v->kit.has_observation = 0;
         return rc;
@@ -634,6 +676,7 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
     v->obs = st;
     v->obs.deck = &v->kit.setup->deck;
     v->build_open = 0;
+    v->shown_valid = 0;
     return MAAT_OK;
 }
 
