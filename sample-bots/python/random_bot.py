@@ -11,6 +11,12 @@ It answers every request with a random entry of "legal" (the referee lists
 every legal action, so no rules are needed here), except that in Pyramids
 it prefers to build a card carrying a pyramid glyph, which scores 2 points
 in the pyramid -- to show the observation and the deck are usable.
+
+It speaks protocol version 1 (hello "version": 1), where every request
+carries the whole observation, and keeps no state between requests.
+Version 2 (docs/PROTOCOL.md, section 2b) leaves the observation out after
+a seat's first request of each game; it is for bots that follow the
+events, as the C SDK does.
 """
 import os
 import random
