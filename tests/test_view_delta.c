@@ -181,7 +181,7 @@ static void play(const maat_rules *r, const maat_setup *setup,
 
 int main(int argc, char **argv)
 {
-    int games = argc > 1 ? atoi(argv[1]) : 200;
+    int games = argc > 1 ? atoi(argv[1]) : check_scaled(200);
     int n;
     const maat_rules *const *all = maat_rules_all(&n);
     for (int k = 0; k < n; k++) {
