@@ -7,7 +7,7 @@ SDK's maat-random (version 2, its default), maat-random --full-observation
 docs) and two remote seats driven from here:
   - "v2" says hello with version 2 and is welcomed with 2; in each game its
     first request carries the observation and no later one does (events,
-    legal, clock as always); a resync gets the same request again (same
+    legal, clock as always), and `end` still does; a resync gets the same request again (same
     seq, game, decision, legal and clock) with the observation and no
     events; a resync naming another seq is malformed and leaves the
     request open; a second resync of one request is malformed and closes
@@ -174,6 +174,10 @@ def run_match(tmp):
     check(all('observation' in r for r, _ in v1.requests) and
           len(v1.requests) > 10,
           'version 1: every request carries the observation', '')
+    ends = [m for m in v2.log if m.get('type') == 'end']
+    check(len(ends) == 2 and all('observation' in m and 'events' in m
+                                 for m in ends),
+          'version 2: each end keeps its full observation', ends[:1])
 
     # the resync: the same request with the observation, no events
     r2, copy = v2.requests[1]
