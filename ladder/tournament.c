@@ -278,7 +278,8 @@ int maat_tournament_load(maat_tournament *t, const char *path,
             }
             bc = "";
         }
-        if (!bn || !bc || !*bn || strlen(bn) >= sizeof t->bots[0].name ||
+        if (!bn || !bc || !*bn || (!*bc && !bkey) ||
+            strlen(bn) >= sizeof t->bots[0].name ||
             strspn(bn, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
                        "0123456789-_.") != strlen(bn)) {
             rc = maat_error_set(err, MAAT_EINVAL, "%s: bots[%zu] needs a name "

@@ -190,6 +190,8 @@ tcases = [
     ({"bots": {"a": 1}}, ["field 'bots' must be an array, not an object"]),
     ({"referee_args": ["--time", 200]}, ["referee_args[1] must be a string"]),
     ({"referee_args": ["--quiet"] * 257}, ["field 'referee_args' has more than 256"]),
+    ({"bots": [{"name": "a", "command": ""}, {"name": "b", "command": "b"}]},
+     ["bots[0] needs a name", "and a command"]),
     ({"game": "chess"}, ["field 'game'", "chess", "pyramix"]),
     ({"seats": 9}, ["field 'seats'", "2 to 5"]),
     ({"jobs": 0}, ["field 'jobs'", "1 to 256"]),
