@@ -238,7 +238,15 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
     const msgpack_object *f[4];
     maat_msg_pick(&u.data, keys, f);
     int64_t seq = -1, think_us = -1;
-    if (MAAT_MSG_STR_IS(f[0], "resync")) {
+    if (MAAT_MSG_STR_IS(f[0], "hello") &&
+        maat_msg_str_eq(maat_msg_get(&u.data, "token"), b->token)) {
+        /* its own hello again: one it sent before our welcome reached it
+         * (the SDK says hello every second until welcomed, and a slow
+         * referee may welcome it after the next one left).  Harmless:
+         * ignored, its clock runs on. */
+        if (m->c->verbose)
+            match_say(m, "%s: hello again, ignored", b->spec->name);
+    } else if (MAAT_MSG_STR_IS(f[0], "resync")) {
         on_resync(m, b, f[1]);
     } else if (!MAAT_MSG_STR_IS(f[0], "action") ||
         maat_msg_int(f[1], "seq", 0, INT64_MAX, &seq, &err) ||

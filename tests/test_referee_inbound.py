@@ -99,10 +99,11 @@ def wait_for(sock, guard_s=20):
     return None
 
 
-def play_remote(ctx, ep, token, guard_s=GUARD_S):
+def play_remote(ctx, ep, token, guard_s=GUARD_S, rehello=False):
     """Take a remote seat and answer every request with its first legal
     action until the match ends: the match waits for this seat's hello,
-    so strangers' messages sent before it are read during the match."""
+    so strangers' messages sent before it are read during the match.
+    rehello: say the same hello again before each answer."""
     s = ctx.socket(zmq.DEALER)
     s.setsockopt(zmq.LINGER, 0)
     s.connect(ep)
@@ -115,6 +116,8 @@ def play_remote(ctx, ep, token, guard_s=GUARD_S):
                 continue
             m = msgpack.unpackb(msg[-1], raw=False, strict_map_key=False)
             if m.get('type') == 'request':
+                if rehello:
+                    s.send(hello(token))
                 s.send(msgpack.packb({'type': 'action', 'seq': m['seq'],
                                       'action': m['legal'][0]}))
             elif m.get('type') in ('bye', 'reject'):
@@ -125,6 +128,32 @@ def play_remote(ctx, ep, token, guard_s=GUARD_S):
 
 
 TOKEN = 'cd' * 16
+
+
+# ---- a seated bot's own hello again ---------------------------------------
+
+def hello_again(tmp):
+    """The SDK says hello every second until welcomed: a slow referee may
+    welcome it after the next hello left, which then arrives during the
+    game.  Its own hello again is ignored, never a fault (it was taken as a
+    malformed answer to the open request)."""
+    d = os.path.join(tmp, 'hello-again')
+    os.makedirs(d)
+    ref, ep = start_referee(d, [], bots=1, remote=[('me', TOKEN)])
+    ctx = zmq.Context()
+    try:
+        played = play_remote(ctx, ep, TOKEN, rehello=True)
+        rc, err = finish(ref)
+    finally:
+        ctx.destroy(linger=0)
+    rec, lad = outcome(d)
+    faults = rec.get('faults') if rec else None
+    seat = [x['seat'] for x in (rec or {}).get('seats', []) if x['bot'] == 'me']
+    mine = [dd for dd in (rec or {}).get('decisions', []) if [dd['seat']] == seat]
+    check(rc == 0 and played and faults == [] and mine and
+          all(dd['by'] == 'bot' for dd in mine),
+          'a hello again before every answer: no fault, every decision the '
+          "bot's own (exit %s, faults %s)" % (rc, faults))
 
 
 # ---- multi-frame messages with no seat ----------------------------------
@@ -494,6 +523,7 @@ def main():
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix='maat-inbound-') as tmp:
         multiframe(tmp)
+        hello_again(tmp)
         bad_key(tmp)
         flood(tmp)
         descriptors(tmp)
