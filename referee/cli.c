@@ -63,8 +63,8 @@ void maat_cli_version(FILE *f, const char *prog)
 {
     int n;
     const maat_rules *const *all = maat_rules_all(&n);
-    fprintf(f, "%s %s (protocol %d; games:", prog, MAAT_VERSION,
-            MAAT_PROTOCOL_VERSION);
+    fprintf(f, "%s %s (protocol %d to %d; games:", prog, MAAT_VERSION,
+            MAAT_PROTOCOL_VERSION, MAAT_PROTOCOL_MAX);
     for (int i = 0; i < n; i++)
         fprintf(f, "%s %s %s", i ? "," : "", all[i]->name,
                 all[i]->rules_version);
