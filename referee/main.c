@@ -72,6 +72,10 @@ static void usage(FILE *f)
 "  --increment MS         added to the bank after each decision (0)\n"
 "  --grace MS             transport slack not shown to bots (100)\n"
 "  --hello-time MS        for every bot to say hello (10000)\n"
+"  --no-wait-credit       charge a late answer's whole wall time, even the\n"
+"                         time the referee or a starved bot waited for a\n"
+"                         CPU past the limit (default: credited, at most\n"
+"                         the decision's time + grace again)\n"
 "Faults (POLICY is forfeit or strikes:N):\n"
 "  --on-timeout P   (strikes:3)   --on-illegal P   (strikes:3)\n"
 "  --on-malformed P (strikes:3)   --on-crash P     (forfeit)\n"
@@ -316,6 +320,9 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
             continue;
         } else if (!strcmp(a, "--ponder")) {
             c->ponder = 1;
+            continue;
+        } else if (!strcmp(a, "--no-wait-credit")) {
+            c->clock.wait_credit = 0;
             continue;
         } else if (!strcmp(a, "--record-timing")) {
             c->record_timing = 1;

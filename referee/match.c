@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 
+#include "fairclock.h"
 #include "maat/policy.h"
 #include "record.h"
 
@@ -61,6 +62,7 @@ void maat_match_config_init(maat_match_config *c)
     c->clock.bank_ms = 0;
     c->clock.increment_ms = 0;
     c->clock.grace_ms = 100;
+    c->clock.wait_credit = 1;
     c->clock.hello_ms = 10000;
     /* Illegal or malformed answers and timeouts get a default action and
      * three strikes: one glitch should not end a long ladder game.  A crash
@@ -185,6 +187,48 @@ int64_t match_base_ms(const match *m, const match_bot *b)
     return b->first_done ? m->c->clock.decision_ms : m->c->clock.first_ms;
 }
 
+/* Wait for the seat's answer until its time plus grace is up, the deadline
+ * moved by the time the referee or a starved bot waited for a CPU past the
+ * limit (fairclock.h; at most `allowed + grace` in all).  Samples are taken
+ * only once the limit has passed, so a bot in time costs nothing extra.
+ * Returns the credit given, in ns. */
+static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
+                               int64_t allowed)
+{
+    const maat_clock_config *c = &m->c->clock;
+    int64_t limit = t0 + allowed * 1000000;
+    int64_t deadline = limit + c->grace_ms * 1000000;
+    int64_t credit = 0, cap = (allowed + c->grace_ms) * 1000000;
+    int sampled = !c->wait_credit; /* off: as if sampled, never credited */
+    maat_fair_sample at = {0};
+    pid_t pid = b->proc ? maat_proc_bot_pid(b->proc) : 0;
+    m->pending_action_ok = 0;
+    while (!m->pending_action_ok && !b->out && !m->interrupted) {
+        int64_t now = maat_now_ns();
+        if (!sampled && now >= limit) {
+            maat_fair_sample_take(&at, pid);
+            sampled = 1;
+        }
+        if (now >= deadline) {
+            if (!c->wait_credit || credit >= cap)
+                break;
+            maat_fair_sample again;
+            maat_fair_sample_take(&again, pid);
+            int64_t more = maat_fair_credit(&at, &again);
+            at = again;
+            if (more > cap - credit)
+                more = cap - credit;
+            if (more < 1000000) /* under a millisecond: not starved */
+                break;
+            credit += more;
+            deadline += more;
+            continue;
+        }
+        match_wait_input(m, sampled ? deadline : limit);
+    }
+    return credit;
+}
+
 /* Ask the seat's bot for an action; fall back to the default policy. */
 static int play_decision(match *m, maat_decision d, maat_events *ev)
 {
@@ -213,11 +257,7 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
         match_give_turn(m, b);
     if (!b->out && match_send_request(m, b, d, legal, n_legal) == 0) {
         int64_t allowed = match_base_ms(m, b) + b->bank_ms;
-        int64_t deadline = t0 + (allowed + m->c->clock.grace_ms) * 1000000;
-        m->pending_action_ok = 0;
-        while (!m->pending_action_ok && !b->out && !m->interrupted &&
-               maat_now_ns() < deadline)
-            match_wait_input(m, deadline);
+        int64_t credit = wait_for_answer(m, b, t0, allowed);
         wall = maat_now_ns() - t0;
         cpu = timed_cpu ? maat_proc_cpu_ns(b->proc) - cpu0 : 0;
         b->first_done = 1;
@@ -235,7 +275,8 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
         if (m->pending_action_ok == 1) {
             /* the clock: time beyond the per-decision limit comes out of
              * the bank; the increment is added afterwards */
-            int64_t used_ms = wall / 1000000, over = used_ms - match_base_ms(m, b);
+            int64_t used_ms = (wall - credit) / 1000000;
+            int64_t over = used_ms - match_base_ms(m, b);
             if (over > 0)
                 b->bank_ms = b->bank_ms > over ? b->bank_ms - over : 0;
             b->bank_ms += m->c->clock.increment_ms;
@@ -248,9 +289,15 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
         } else if (m->pending_action_ok == 0 && !b->out) {
             b->last_timed_out = b->outstanding;
             b->outstanding = -1;
-            match_fault(m, b, MAAT_FAULT_TIMEOUT,
-                  "no answer within %lld ms (+%lld ms grace)",
-                  (long long)allowed, (long long)m->c->clock.grace_ms);
+            if (credit >= 1000000)
+                match_fault(m, b, MAAT_FAULT_TIMEOUT, "no answer within %lld "
+                      "ms (+%lld ms grace, +%lld ms waiting for a CPU)",
+                      (long long)allowed, (long long)m->c->clock.grace_ms,
+                      (long long)(credit / 1000000));
+            else
+                match_fault(m, b, MAAT_FAULT_TIMEOUT,
+                      "no answer within %lld ms (+%lld ms grace)",
+                      (long long)allowed, (long long)m->c->clock.grace_ms);
             b->bank_ms = 0;
         }
     }

@@ -30,6 +30,10 @@ typedef struct maat_clock_config {
     int64_t increment_ms; /* added to the bank after each decision */
     int64_t grace_ms;     /* transport slack, not shown to bots */
     int64_t hello_ms;     /* from start until every bot said hello */
+    /* credit a late decision with the time the referee's threads, or a
+     * starved bot's, waited for a CPU past the limit (fairclock.h), up to
+     * the decision's own time plus grace again; 0 = off */
+    int wait_credit;
 } maat_clock_config;
 
 typedef struct maat_bot_spec {

@@ -62,6 +62,9 @@ maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
 int maat_proc_check_program(const char *cmd, maat_error *err);
 
 pid_t maat_proc_pid(const maat_proc *p);
+/* The bot's own process: maat_proc_pid, or after maat_proc_follow_wrapper
+ * the process it found at the end of the wrapper's chain. */
+pid_t maat_proc_bot_pid(const maat_proc *p);
 
 /* The read end of the output pipe, for poll(); -1 once closed (EOF). */
 int maat_proc_output_fd(const maat_proc *p);
