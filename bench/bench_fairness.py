@@ -130,6 +130,8 @@ try:
         print("decisions kept: %d (--keep %s); answered after %d ms by the "
               "referee's clock (within the grace): %d"
               % (len(walls), a.keep, a.time, over))
+        print("answered after the limit + 100 ms grace (the deadline moved by "
+              "time spent waiting for a CPU): %d" % credited)
         for name, v in (("referee wall_us", walls), ("bot think_us", thinks),
                         ("wall_us - think_us", gaps)):
             print("  %-20s median %8d  p90 %8d  p99 %8d  max %8d"
