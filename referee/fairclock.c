@@ -12,8 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "proc.h"
-
 static int64_t now_ns(void)
 {
     struct timespec ts;
@@ -35,42 +33,49 @@ static int slurp(const char *path, char *buf, size_t cap)
     return 0;
 }
 
-/* Sum of the run-queue wait (schedstat's second number) of every thread
- * of `pid` ("self" for the referee); -1 when unknown. */
-static int64_t threads_wait_ns(const char *pid)
+/* schedstat of every thread of `pid` ("self" for the referee). */
+static void read_threads(const char *pid, maat_fair_threads *t)
 {
     char dir[64], path[128], buf[128];
     snprintf(dir, sizeof dir, "/proc/%s/task", pid);
+    t->n = -1;
     DIR *d = opendir(dir);
     if (!d)
-        return -1;
-    int64_t sum = 0;
-    int seen = 0;
+        return;
+    t->n = 0;
     struct dirent *e;
     while ((e = readdir(d))) {
         if (!isdigit((unsigned char)e->d_name[0]))
             continue;
+        if (t->n == MAAT_FAIR_THREADS) { /* too many to tell: unknown */
+            t->n = -1;
+            break;
+        }
         snprintf(path, sizeof path, "%s/%.20s/schedstat", dir, e->d_name);
-        unsigned long long run, wait;
+        unsigned long long r, w;
         if (slurp(path, buf, sizeof buf) == 0 &&
-            sscanf(buf, "%llu %llu", &run, &wait) == 2) {
-            sum += (int64_t)wait;
-            seen = 1;
+            sscanf(buf, "%llu %llu", &r, &w) == 2) {
+            t->tid[t->n] = (int32_t)atoi(e->d_name);
+            t->run[t->n] = (int64_t)r;
+            t->wait[t->n++] = (int64_t)w;
         }
     }
     closedir(d);
-    return seen ? sum : -1;
+    if (t->n == 0)
+        t->n = -1;
 }
 
 /* CPU (user + system, every thread) of each process in process group
- * `pgid`, summed from /proc/N/stat: the bot's children count too.  Clock
- * ticks, so 10 ms steps: enough against a window of at least the grace. */
+ * `pgid`, summed from /proc/N/stat.  Clock ticks, so 10 ms steps: enough
+ * against a window of at least the grace. */
 static int64_t group_cpu_ns(pid_t pgid)
 {
     DIR *d = opendir("/proc");
     if (!d)
         return -1;
     long tick = sysconf(_SC_CLK_TCK);
+    unsigned long long ns_per_tick = 1000000000ull / (unsigned long long)
+                                                     (tick > 0 ? tick : 100);
     int64_t sum = 0;
     int seen = 0;
     struct dirent *e;
@@ -83,7 +88,7 @@ static int64_t group_cpu_ns(pid_t pgid)
             continue;
         /* after the command name in parentheses (which may hold spaces
          * and parentheses: the last ')' ends it) come state, ppid, pgrp,
-         * then utime and stime as the 12th and 13th fields after it */
+         * session, tty, tpgid, flags, four fault counts, utime, stime */
         char *p = strrchr(buf, ')');
         long long pgrp;
         unsigned long long ut, st;
@@ -92,46 +97,78 @@ static int64_t group_cpu_ns(pid_t pgid)
             continue;
         if (pgrp != (long long)pgid)
             continue;
-        sum += (int64_t)((ut + st) * (1000000000ull / (unsigned long long)
-                                                    (tick > 0 ? tick : 100)));
+        sum += (int64_t)((ut + st) * ns_per_tick);
         seen = 1;
     }
     closedir(d);
     return seen ? sum : -1;
 }
 
-void maat_fair_sample_take(maat_fair_sample *s, pid_t bot_pid)
+void maat_fair_sample_take(maat_fair_sample *s, pid_t bot_pid, int group)
 {
     s->at_ns = now_ns();
-    s->ref_wait_ns = threads_wait_ns("self");
-    s->bot_wait_ns = s->bot_cpu_ns = -1;
+    read_threads("self", &s->ref);
+    s->bot.n = -1;
+    s->group_cpu_ns = -1;
     if (bot_pid > 0) {
         char pid[24];
         snprintf(pid, sizeof pid, "%d", (int)bot_pid);
-        s->bot_wait_ns = threads_wait_ns(pid);
-        pid_t pgid = getpgid(bot_pid);
-        s->bot_cpu_ns = pgid > 0 ? group_cpu_ns(pgid) : -1;
+        read_threads(pid, &s->bot);
+        pid_t pgid = group ? getpgid(bot_pid) : -1;
+        s->group_cpu_ns = pgid > 0 ? group_cpu_ns(pgid) : -1;
     }
 }
 
 static int64_t grew(int64_t a, int64_t b)
 {
-    return a >= 0 && b >= a ? b - a : 0;
+    return b > a ? b - a : 0;
+}
+
+/* From a to b: the longest wait of one thread, and the run time of all
+ * (a thread born in between counts from zero).  -1 if either is unknown. */
+static int64_t longest_wait(const maat_fair_threads *a,
+                            const maat_fair_threads *b, int64_t *run)
+{
+    *run = 0;
+    if (a->n < 0 || b->n < 0)
+        return -1;
+    int64_t longest = 0;
+    for (int i = 0; i < b->n; i++) {
+        int64_t w0 = 0, r0 = 0;
+        for (int j = 0; j < a->n; j++)
+            if (a->tid[j] == b->tid[i]) {
+                w0 = a->wait[j];
+                r0 = a->run[j];
+            }
+        int64_t w = grew(w0, b->wait[i]);
+        longest = w > longest ? w : longest;
+        *run += grew(r0, b->run[i]);
+    }
+    return longest;
 }
 
 int64_t maat_fair_credit(const maat_fair_sample *a, const maat_fair_sample *b)
 {
-    int64_t window = b->at_ns - a->at_ns;
+    int64_t window = b->at_ns - a->at_ns, run;
     if (window <= 0)
         return 0;
-    int64_t credit = grew(a->ref_wait_ns, b->ref_wait_ns);
-    int known = a->bot_cpu_ns >= 0 && b->bot_cpu_ns >= 0;
-    if (known && grew(a->bot_cpu_ns, b->bot_cpu_ns) * 4 < window)
-        credit += grew(a->bot_wait_ns, b->bot_wait_ns);
+    int64_t credit = longest_wait(&a->ref, &b->ref, &run);
+    credit = credit > 0 ? credit : 0;
+    int64_t bot = longest_wait(&a->bot, &b->bot, &run);
+    if (bot > 0 && run * 4 < window) {
+        if (a->group_cpu_ns >= 0 && b->group_cpu_ns >= 0) {
+            /* its other processes' CPU: the group's, less its threads' */
+            int64_t others = grew(a->group_cpu_ns, b->group_cpu_ns) - run;
+            bot -= others > 0 ? others : 0;
+        }
+        credit += bot > 0 ? bot : 0;
+    }
     return credit < window ? credit : window;
 }
 
 int maat_fair_available(void)
 {
-    return threads_wait_ns("self") >= 0;
+    maat_fair_threads t;
+    read_threads("self", &t);
+    return t.n > 0;
 }

@@ -190,8 +190,9 @@ int64_t match_base_ms(const match *m, const match_bot *b)
 /* Wait for the seat's answer until its time plus grace is up, the deadline
  * moved by the time the referee or a starved bot waited for a CPU past the
  * limit (fairclock.h; at most `allowed + grace` in all).  Samples are taken
- * only once the limit has passed, so a bot in time costs nothing extra.
- * Returns the credit given, in ns. */
+ * only once the limit has passed, so a bot in time costs nothing extra; the
+ * costly one (the bot's process group) only past limit + grace.  Returns
+ * the credit given, in ns. */
 static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
                                int64_t allowed)
 {
@@ -206,14 +207,14 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
     while (!m->pending_action_ok && !b->out && !m->interrupted) {
         int64_t now = maat_now_ns();
         if (!sampled && now >= limit) {
-            maat_fair_sample_take(&at, pid);
+            maat_fair_sample_take(&at, pid, 0);
             sampled = 1;
         }
         if (now >= deadline) {
             if (!c->wait_credit || credit >= cap)
                 break;
             maat_fair_sample again;
-            maat_fair_sample_take(&again, pid);
+            maat_fair_sample_take(&again, pid, 1);
             int64_t more = maat_fair_credit(&at, &again);
             at = again;
             if (more > cap - credit)
