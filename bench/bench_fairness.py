@@ -95,6 +95,9 @@ try:
                 unknown += 1
             elif t < limit_us:
                 unfair += 1
+                if unfair <= 10:
+                    print("# unfair: game %s decision %s: %s (think_us %d)"
+                          % (g.get("id"), f.get("decision"), f.get("detail"), t))
             else:
                 own += 1
     walls, thinks, gaps, over, credited = [], [], [], 0, 0
