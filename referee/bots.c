@@ -296,7 +296,8 @@ int match_restart_bots(match *m, maat_error *err)
 }
 
 /* Priorities of whole process groups (every thread of every process a bot
- * started, as long as it stayed in the group): the deciding bot's at
+ * started, as long as it stayed in the group; a sandboxed bot's own group,
+ * which bubblewrap's new session makes, not the wrapper's): the deciding bot's at
  * nice 0, the others' at nice 19.  Only changed when the turn passes to
  * another bot, and then only the two bots concerned (two system calls a
  * turn whatever the seat count): the others are at 19 already, since the
@@ -313,10 +314,10 @@ void match_give_turn(match *m, match_bot *b)
         match_bot *o = &m->bot[i];
         if (!o->proc || o == b || (prev && o != prev))
             continue;
-        (void)setpriority(PRIO_PGRP, (id_t)maat_proc_pid(o->proc), 19);
+        (void)setpriority(PRIO_PGRP, (id_t)maat_proc_bot_pgid(o->proc), 19);
     }
     if (b && b->proc &&
-        setpriority(PRIO_PGRP, (id_t)maat_proc_pid(b->proc), 0) != 0 &&
+        setpriority(PRIO_PGRP, (id_t)maat_proc_bot_pgid(b->proc), 0) != 0 &&
         (errno == EACCES || errno == EPERM)) {
         match_say(m, "cannot restore a bot's priority (needs root or "
                   "RLIMIT_NICE 20): idle bots keep full priority");
@@ -324,7 +325,7 @@ void match_give_turn(match *m, match_bot *b)
         for (int i = 0; i < m->n; i++) /* as far as we may: nobody low */
             if (m->bot[i].proc)
                 (void)setpriority(PRIO_PGRP,
-                                  (id_t)maat_proc_pid(m->bot[i].proc), 0);
+                                  (id_t)maat_proc_bot_pgid(m->bot[i].proc), 0);
     }
 }
 

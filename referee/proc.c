@@ -42,6 +42,7 @@ enum { CLOSE_LOOP_MAX = 65536 };
 struct maat_proc {
     pid_t pid;          /* main process; also the process group id */
     pid_t bot_pid;      /* the bot itself: pid, or the end of a wrapper's chain */
+    pid_t bot_pgid;     /* its process group (a wrapper may start a new one) */
     clockid_t cpu_clock; /* its CPU-time clock (looked up once: a syscall) */
     bool has_cpu_clock;
     int out_fd;         /* pipe read end, O_NONBLOCK; -1 after EOF */
@@ -511,6 +512,11 @@ pid_t maat_proc_bot_pid(const maat_proc *p)
     return p->bot_pid > 0 ? p->bot_pid : p->pid;
 }
 
+pid_t maat_proc_bot_pgid(const maat_proc *p)
+{
+    return p->bot_pgid > 0 ? p->bot_pgid : p->pid;
+}
+
 int maat_proc_output_fd(const maat_proc *p)
 {
     return p->out_fd;
@@ -728,6 +734,7 @@ void maat_proc_follow_wrapper(maat_proc *p)
         pid = next;
     clockid_t clock;
     p->bot_pid = pid;
+    p->bot_pgid = pid != p->pid ? getpgid(pid) : 0;
     if (pid != p->pid && clock_getcpuclockid(pid, &clock) == 0) {
         p->cpu_clock = clock;
         p->has_cpu_clock = true;

@@ -452,7 +452,8 @@ def nice_of(pid):
 
 
 def bot_pid(marker, name):
-    """The pid of the process whose environment has our marker and name."""
+    """The pid of the process whose environment has our marker and name
+    (the bot, not the bubblewrap processes around a sandboxed one)."""
     want = {('MAAT_TEST_MARKER=' + marker).encode(),
             ('MAAT_BOT_NAME=' + name).encode()}
     for d in os.listdir('/proc'):
@@ -461,26 +462,44 @@ def bot_pid(marker, name):
         try:
             with open('/proc/%s/environ' % d, 'rb') as f:
                 env = set(f.read().split(b'\0'))
+            with open('/proc/%s/comm' % d) as f:
+                comm = f.read().strip()
         except OSError:
             continue
-        if want <= env:
+        if want <= env and comm != 'bwrap':
             return int(d)
     return None
 
 
-def idle_priority(tmp, ponder, seats=2):
+def sandbox_works():
+    """Does bubblewrap run here (the referee's --sandbox)?"""
+    try:
+        return subprocess.run(['bwrap', '--ro-bind', '/', '/', '--unshare-pid',
+                               '--new-session', 'true'],
+                              capture_output=True, timeout=30).returncode == 0
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+
+
+def idle_priority(tmp, ponder, seats=2, sandbox=False):
     """While the slow bot decides, the other bots run at nice 19 (not with
     --ponder).  Needs root: lowering a nice value back is privileged.  With
     3 seats the slow bot sits last, so the turn has passed between the
-    others first (only the bot whose turn ends is lowered then)."""
+    others first (only the bot whose turn ends is lowered then).  Sandboxed,
+    the bot itself is niced, not only bubblewrap (its new session is a
+    process group of its own)."""
     label = 'turn priority, %d seats' % seats + (' with --ponder' if ponder
-                                                 else '')
+                                                 else '') + (
+        ', sandboxed' if sandbox else '')
     if os.geteuid() != 0:
         print('skip %s: not root' % label)
         return
-    d = os.path.join(tmp, 'turn-%d-%d' % (ponder, seats))
+    if sandbox and not sandbox_works():
+        print('skip %s: bubblewrap does not run here' % label)
+        return
+    d = os.path.join(tmp, 'turn-%d-%d-%d' % (ponder, seats, sandbox))
     os.makedirs(d)
-    marker = 'turn-%d-%d-%d' % (ponder, seats, os.getpid())
+    marker = 'turn-%d-%d-%d-%d' % (ponder, seats, sandbox, os.getpid())
     env = dict(os.environ, MAAT_PIDFILE_DIR=d, MAAT_TEST_MARKER=marker)
     idle = ['idle%d' % i for i in range(seats - 1)]
     cmd = [REFEREE, '--fixed-seats', '--seed', '1', '--time', '60000',
@@ -493,13 +512,20 @@ def idle_priority(tmp, ponder, seats=2):
         cmd += ['--bot', 'slow=%s --mode silent' % HOSTILE]
     if ponder:
         cmd.append('--ponder')
+    if sandbox:
+        cmd += ['--sandbox']
     ref = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True)
     try:
         req = os.path.join(d, 'slow.request')
         deadline = time.monotonic() + 30
+        # waiting for the silent bot's first request: its file, or (in a
+        # sandbox, whose /tmp is its own) the idle bots at nice 19
         while not os.path.exists(req) and time.monotonic() < deadline:
-            time.sleep(0.01)  # waiting for the silent bot's first request
+            if sandbox and all(bot_pid(marker, n) and
+                               nice_of(bot_pid(marker, n)) == 19 for n in idle):
+                break
+            time.sleep(0.01)
         for name in idle:
             pid = bot_pid(marker, name)
             nice = nice_of(pid) if pid else None
@@ -532,6 +558,7 @@ def main():
         idle_priority(tmp, False)
         idle_priority(tmp, True)
         idle_priority(tmp, False, seats=3)
+        idle_priority(tmp, False, sandbox=True)
     return report(t0)
 
 
