@@ -447,8 +447,12 @@ def short_write(tmp):
 
 
 def nice_of(pid):
-    with open('/proc/%d/stat' % pid) as f:
-        return int(f.read().rsplit(')', 1)[1].split()[16])
+    """pid's nice value; None for no pid or a process gone meanwhile."""
+    try:
+        with open('/proc/%d/stat' % pid) as f:
+            return int(f.read().rsplit(')', 1)[1].split()[16])
+    except (TypeError, OSError):
+        return None
 
 
 def bot_pid(marker, name):
@@ -522,8 +526,7 @@ def idle_priority(tmp, ponder, seats=2, sandbox=False):
         # waiting for the silent bot's first request: its file, or (in a
         # sandbox, whose /tmp is its own) the idle bots at nice 19
         while not os.path.exists(req) and time.monotonic() < deadline:
-            if sandbox and all(bot_pid(marker, n) and
-                               nice_of(bot_pid(marker, n)) == 19 for n in idle):
+            if sandbox and all(nice_of(bot_pid(marker, n)) == 19 for n in idle):
                 break
             time.sleep(0.01)
         for name in idle:

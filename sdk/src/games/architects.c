@@ -109,28 +109,14 @@ static void seat_draws(maat_arc_state *st, int seat, int why,
     emit(ev, MAAT_ARC_EV_DRAW, seat, s, why, 0, 0);
 }
 
-static int any_faceup(const maat_arc_state *st)
-{
-    for (int i = 0; i < st->board->faceup; i++)
-        if (st->faceup[i] >= 0)
-            return 1;
-    return 0;
-}
-
 /* ---- turn flow ------------------------------------------------------ */
 
 static void end_turn(maat_arc_state *st, maat_events *ev)
 {
-    const maat_arc_board *b = st->board;
-    /* slide towards space 0 to close the gap, then refill the first empty
-     * space (space common-1 unless the supply ran out earlier) */
-    int k = 0;
-    for (int i = 0; i < b->common; i++)
-        if (st->common[i] >= 0)
-            st->common[k++] = st->common[i];
-    for (int i = k; i < b->common; i++)
-        st->common[i] = -1;
-    if (k < b->common) {
+    /* close the gap, then refill the first empty space (space common-1
+     * unless the supply ran out earlier) */
+    int k = arc_close_gap(st);
+    if (k < st->board->common) {
         int stone = draw_large(st);
         if (stone >= 0) {
             st->common[k] = (int8_t)stone;
@@ -138,34 +124,16 @@ static void end_turn(maat_arc_state *st, maat_events *ev)
         }
     }
     seat_draws(st, st->to_move, 0, ev);
-    st->turn++;
-    int done = 1;
-    for (int i = 0; i < st->seats; i++)
-        done &= st->seat[i].placed == b->n_large;
-    if (done) {
-        st->phase = MAAT_ARC_OVER;
-        st->to_move = -1;
+    if (arc_next_turn(st))
         emit(ev, MAAT_ARC_EV_END, -1, 0, 0, 0, 0);
-        return;
-    }
-    st->to_move = (st->to_move + 1) % st->seats;
-    st->phase = MAAT_ARC_TAKE;
 }
 
 /* After a placement or a card: small stones still held come first, then
  * the cards owed, then the end of the turn. */
 static void next_step(maat_arc_state *st, maat_events *ev)
 {
-    if (st->seat[st->to_move].n_hand > 0) {
-        st->phase = MAAT_ARC_SMALL;
-        return;
-    }
-    if (st->pending_cards > 0 && any_faceup(st)) {
-        st->phase = MAAT_ARC_CARD;
-        return;
-    }
-    st->pending_cards = 0; /* no card left to take (only with odd files) */
-    end_turn(st, ev);
+    if (!arc_turn_goes_on(st))
+        end_turn(st, ev);
 }
 
 /* Card spots completed by filling `space`: those with the other space

@@ -39,6 +39,58 @@ static inline void arc_attach(maat_arc_state *st, const maat_setup *s)
     st->board = &s->board;
 }
 
+/* The turn flow without chance, shared by the rules and a bot's view
+ * (which learns the draws from events, architects_view.c). */
+
+/* After a step: the turn goes on with its small stones (SMALL), then the
+ * cards it is owed while one is face up (CARD): 1 with the phase set.
+ * 0 when it ends (cards still owed but none face up are dropped). */
+static inline int arc_turn_goes_on(maat_arc_state *st)
+{
+    if (st->seat[st->to_move].n_hand > 0) {
+        st->phase = MAAT_ARC_SMALL;
+        return 1;
+    }
+    for (int i = 0; st->pending_cards > 0 && i < st->board->faceup; i++)
+        if (st->faceup[i] >= 0) {
+            st->phase = MAAT_ARC_CARD;
+            return 1;
+        }
+    st->pending_cards = 0;
+    return 0;
+}
+
+/* The common spaces' stones slid towards space 0 over the gap; returns
+ * how many there are (the first empty space, to refill). */
+static inline int arc_close_gap(maat_arc_state *st)
+{
+    int k = 0;
+    for (int i = 0; i < st->board->common; i++)
+        if (st->common[i] >= 0)
+            st->common[k++] = st->common[i];
+    for (int i = k; i < st->board->common; i++)
+        st->common[i] = -1;
+    return k;
+}
+
+/* The next turn, after the ended one's draws: the next seat takes, or the
+ * game is over (returns 1) once every seat placed all its large stones. */
+static inline int arc_next_turn(maat_arc_state *st)
+{
+    st->turn++;
+    int done = 1;
+    for (int i = 0; i < st->seats; i++)
+        done &= st->seat[i].placed == st->board->n_large;
+    if (done) {
+        st->phase = MAAT_ARC_OVER;
+        st->to_move = -1;
+        return 1;
+    }
+    st->to_move = (st->to_move + 1) % st->seats;
+    st->phase = MAAT_ARC_TAKE;
+    return 0;
+}
+
 /* Checks that the three files fit together (enough stones and cards for a
  * full 4-seat game); MAAT_EFORMAT naming the file otherwise. */
 int arc_setup_check(const maat_setup *s, maat_error *err);

@@ -346,42 +346,15 @@ int maat_arc_observation_decode(const msgpack_object *o, maat_arc_state *st,
  * stone drawn arrive as their own events. */
 static void follow_end_turn(maat_arc_state *st)
 {
-    const maat_arc_board *b = st->board;
-    int k = 0;
-    for (int i = 0; i < b->common; i++)
-        if (st->common[i] >= 0)
-            st->common[k++] = st->common[i];
-    for (int i = k; i < b->common; i++)
-        st->common[i] = -1;
-    st->turn++;
-    int done = 1;
-    for (int i = 0; i < st->seats; i++)
-        done &= st->seat[i].placed == b->n_large;
-    if (done) {
-        st->phase = MAAT_ARC_OVER;
-        st->to_move = -1;
-        return;
-    }
-    st->to_move = (st->to_move + 1) % st->seats;
-    st->phase = MAAT_ARC_TAKE;
+    arc_close_gap(st);
+    arc_next_turn(st);
 }
 
 /* architects.c's next_step. */
 static void follow_next_step(maat_arc_state *st)
 {
-    if (st->seat[st->to_move].n_hand > 0) {
-        st->phase = MAAT_ARC_SMALL;
-        return;
-    }
-    int any = 0;
-    for (int i = 0; i < st->board->faceup; i++)
-        any |= st->faceup[i] >= 0;
-    if (st->pending_cards > 0 && any) {
-        st->phase = MAAT_ARC_CARD;
-        return;
-    }
-    st->pending_cards = 0;
-    follow_end_turn(st);
+    if (!arc_turn_goes_on(st))
+        follow_end_turn(st);
 }
 
 /* A card's events are card, faceup (the slot refilled) and for Khnum its

@@ -103,17 +103,8 @@ static void end_game(maat_pyr_state *st, maat_events *ev)
  * must keep one card; else the next round starts. */
 static void next_keep(maat_pyr_state *st, maat_events *ev)
 {
-    for (; st->cursor < st->seats; st->cursor++) {
-        int seat = (st->first + st->cursor) % st->seats;
-        if (st->seat[seat].hand_n > 1) {
-            st->phase = MAAT_PYR_KEEP;
-            st->to_move = seat;
-            return;
-        }
-    }
-    st->first = (st->first + 1) % st->seats;
-    st->round++;
-    start_round(st, ev);
+    if (!pyr_next_keeper(st))
+        start_round(st, ev);
 }
 
 static void end_round(maat_pyr_state *st, maat_events *ev)

@@ -44,6 +44,25 @@ struct maat_view {
 extern const maat_wire pyr_wire_actions, pyr_wire_events;
 
 /* Tiles in play: 1..4 with 2-3 seats, 1..5 with 4-5. */
+/* The next seat from st->cursor on (clockwise from the first player) that
+ * must keep one card: 1 with its KEEP decision set.  Else 0, with the next
+ * round's first player and number set: the caller starts the round (the
+ * rules deal it; a bot's view learns the deal from events). */
+static inline int pyr_next_keeper(maat_pyr_state *st)
+{
+    for (; st->cursor < st->seats; st->cursor++) {
+        int seat = (st->first + st->cursor) % st->seats;
+        if (st->seat[seat].hand_n > 1) {
+            st->phase = MAAT_PYR_KEEP;
+            st->to_move = seat;
+            return 1;
+        }
+    }
+    st->first = (st->first + 1) % st->seats;
+    st->round++;
+    return 0;
+}
+
 static inline int pyr_tiles(int seats)
 {
     return seats <= 3 ? 4 : 5;

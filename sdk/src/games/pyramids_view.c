@@ -471,17 +471,9 @@ static void follow_pair(maat_view *v)
 static void follow_keep(maat_view *v)
 {
     maat_pyr_state *st = &v->obs;
-    for (; st->cursor < st->seats; st->cursor++) {
-        int seat = (st->first + st->cursor) % st->seats;
-        if (st->seat[seat].hand_n > 1) {
-            st->phase = MAAT_PYR_KEEP;
-            st->to_move = seat;
-            return;
-        }
-    }
+    if (pyr_next_keeper(st))
+        return;
     /* the next round: its "round" and "quarry" events follow */
-    st->first = (st->first + 1) % st->seats;
-    st->round++;
     st->phase = MAAT_PYR_GOD;
     st->cursor = 0;
     st->to_move = st->first;
