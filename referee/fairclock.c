@@ -155,7 +155,11 @@ int64_t maat_fair_credit(const maat_fair_sample *a, const maat_fair_sample *b)
     int64_t credit = longest_wait(&a->ref, &b->ref, &run);
     credit = credit > 0 ? credit : 0;
     int64_t bot = longest_wait(&a->bot, &b->bot, &run);
-    if (bot > 0 && run * 4 < window) {
+    if (bot > 0) {
+        /* only the time it had no CPU at all: its threads' run time is
+         * its own (threads queued behind each other earn nothing) */
+        if (bot > window - run)
+            bot = window - run;
         if (a->group_cpu_ns >= 0 && b->group_cpu_ns >= 0) {
             /* its other processes' CPU: the group's, less its threads' */
             int64_t others = grew(a->group_cpu_ns, b->group_cpu_ns) - run;

@@ -11,20 +11,27 @@
  * limit plus grace, another: the wait between the two is credited and the
  * deadline moves by it (again and again, capped by the caller), so a
  * timeout is charged only for time the bot had a CPU and did not answer.
+ * A bot that takes its time (its previous answer took 1 ms or more, or
+ * this is its first request) is also sampled when the request leaves, so
+ * a delay before the limit -- the request waiting for the bot's threads to
+ * get a CPU -- counts too; an instant bot is not (a sample costs 11-49 us,
+ * a round trip about 45), and its delays after the limit still count.
  *
  * The rule, for a window between two samples:
  *  - the referee's wait: the longest wait of any of its threads;
- *  - the bot's: only if its threads ran under a quarter of the window (a
- *    bot computing past its limit is not starved, whatever its threads
- *    say); the longest wait of any of its threads, less the CPU its other
- *    processes (its process group) used meanwhile -- a bot starving its
- *    own threads with its own children gets nothing for it;
+ *  - the bot's: the longest wait of any of its threads, but no more than
+ *    the part of the window in which its threads did not run at all (its
+ *    threads' run time is its own: a bot computing on a shared CPU earns
+ *    only the time it was kept off, threads queued behind each other
+ *    nothing), less the CPU its other processes (its process group) used
+ *    meanwhile -- a bot starving its own threads with its own children
+ *    gets nothing for it;
  *  - the sum, never more than the window.
  * Longest, not summed: ten waiting threads do not make ten windows.  The
  * group's CPU means reading every /proc/N/stat (a few ms on a busy
- * machine), so the caller asks for it only from the limit plus grace on:
- * the first extension (at most the grace) goes without it.  Nothing is
- * read while bots answer before their limit. */
+ * machine), so the caller asks for it only from the limit plus grace on,
+ * and credits a window without it (the first) at most the grace.  Nothing
+ * is read while instant bots answer before their limit. */
 #ifndef MAAT_FAIRCLOCK_H
 #define MAAT_FAIRCLOCK_H
 #include <stdint.h>

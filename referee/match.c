@@ -188,20 +188,25 @@ int64_t match_base_ms(const match *m, const match_bot *b)
 }
 
 /* Wait for the seat's answer until its time plus grace is up, the deadline
- * moved by the time the referee or a starved bot waited for a CPU past the
- * limit (fairclock.h; at most `allowed + grace` in all).  Samples are taken
- * only once the limit has passed, so a bot in time costs nothing extra; the
- * costly one (the bot's process group) only past limit + grace.  Returns
- * the credit given, in ns. */
+ * moved by the time the referee or a starved bot waited for a CPU
+ * (fairclock.h; at most `allowed + grace` in all).  `base`: a sample taken
+ * as the request left, for a bot that takes its time, or NULL: then the
+ * first sample is taken at the limit, so an instant bot in time costs
+ * nothing extra.  The costly sample (the bot's process group) only past
+ * limit + grace; a window without it earns at most the grace.  Returns the
+ * credit given, in ns. */
 static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
-                               int64_t allowed)
+                               int64_t allowed, const maat_fair_sample *base)
 {
     const maat_clock_config *c = &m->c->clock;
     int64_t limit = t0 + allowed * 1000000;
-    int64_t deadline = limit + c->grace_ms * 1000000;
-    int64_t credit = 0, cap = (allowed + c->grace_ms) * 1000000;
-    int sampled = !c->wait_credit; /* off: as if sampled, never credited */
+    int64_t grace = c->grace_ms * 1000000;
+    int64_t deadline = limit + grace;
+    int64_t credit = 0, cap = allowed * 1000000 + grace;
+    int sampled = !c->wait_credit || base; /* off: never credited */
     maat_fair_sample at = {0};
+    if (base)
+        at = *base;
     pid_t pid = b->proc ? maat_proc_bot_pid(b->proc) : 0;
     m->pending_action_ok = 0;
     while (!m->pending_action_ok && !b->out && !m->interrupted) {
@@ -216,6 +221,8 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
             maat_fair_sample again;
             maat_fair_sample_take(&again, pid, 1);
             int64_t more = maat_fair_credit(&at, &again);
+            if (at.group_cpu_ns < 0 && more > grace)
+                more = grace;
             at = again;
             if (more > cap - credit)
                 more = cap - credit;
@@ -256,15 +263,24 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
     uint64_t cpu0 = !b->out && timed_cpu ? maat_proc_cpu_ns(b->proc) : 0;
     if (!b->out)
         match_give_turn(m, b);
+    /* a bot that takes its time: sampled now too (fairclock.h) */
+    maat_fair_sample base;
+    int presample = !b->out && m->c->clock.wait_credit &&
+                    (!b->first_done || b->wall_ns_last >= 1000000);
+    if (presample)
+        maat_fair_sample_take(&base, b->proc ? maat_proc_bot_pid(b->proc) : 0,
+                              0);
     if (!b->out && match_send_request(m, b, d, legal, n_legal) == 0) {
         int64_t allowed = match_base_ms(m, b) + b->bank_ms;
-        int64_t credit = wait_for_answer(m, b, t0, allowed);
+        int64_t credit = wait_for_answer(m, b, t0, allowed,
+                                         presample ? &base : NULL);
         wall = maat_now_ns() - t0;
         cpu = timed_cpu ? maat_proc_cpu_ns(b->proc) - cpu0 : 0;
         b->first_done = 1;
         b->decisions++;
         b->wall_ns_total += wall;
         b->wall_ns_max = wall > b->wall_ns_max ? wall : b->wall_ns_max;
+        b->wall_ns_last = wall;
         b->cpu_ns_total += cpu;
         if (m->interrupted) {
             if (legal != legal_small)

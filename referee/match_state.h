@@ -57,6 +57,7 @@ typedef struct match_bot {
     int faults, faults_dropped;
     /* stats over the match */
     int64_t decisions, wall_ns_total, wall_ns_max;
+    int64_t wall_ns_last; /* its last decision's (fairclock.h) */
     uint64_t cpu_ns_total;
 } match_bot;
 

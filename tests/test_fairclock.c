@@ -43,9 +43,13 @@ static void rule(void)
     b = at(100 * ms, 10 * ms, 65 * ms, 60 * ms, -1);
     CHECK(maat_fair_credit(&a, &b) == 60 * ms,
           "a bot's wait while its threads ran a tenth of the window");
-    b = at(100 * ms, 10 * ms, 65 * ms, 75 * ms, -1);
+    b = at(100 * ms, 10 * ms, 65 * ms, 120 * ms, -1);
+    CHECK(maat_fair_credit(&a, &b) == 30 * ms,
+          "a bot that computed 70 ms of the 100 and waited 60: only the 30 "
+          "it had no CPU at all (%lld)", (long long)maat_fair_credit(&a, &b));
+    b = at(100 * ms, 10 * ms, 65 * ms, 150 * ms, -1);
     CHECK(maat_fair_credit(&a, &b) == 0,
-          "no credit for a bot that ran a quarter of the window: %lld",
+          "a bot that computed the whole window: nothing (%lld)",
           (long long)maat_fair_credit(&a, &b));
     b = at(100 * ms, 90 * ms, 95 * ms, 50 * ms, -1);
     CHECK(maat_fair_credit(&a, &b) == 100 * ms, "never more than the window");
@@ -67,6 +71,14 @@ static void rule(void)
     CHECK(maat_fair_credit(&a, &b) == 70 * ms, "three waiting threads: the "
           "longest wait (a thread born meanwhile counted from zero): %lld",
           (long long)maat_fair_credit(&a, &b));
+
+    /* two threads taking turns on one CPU: each waited half the window,
+     * together they ran all of it: queued behind each other, nothing */
+    b = at(100 * ms, 10 * ms, 55 * ms, 100 * ms, -1);
+    b.bot.n = 2;
+    b.bot.tid[1] = 3, b.bot.wait[1] = 50 * ms, b.bot.run[1] = 50 * ms;
+    CHECK(maat_fair_credit(&a, &b) == 0, "threads queued behind each "
+          "other: nothing (%lld)", (long long)maat_fair_credit(&a, &b));
 
     /* the process group, when both samples have it */
     maat_fair_sample g = at(0, 10 * ms, 5 * ms, 50 * ms, 500 * ms);
