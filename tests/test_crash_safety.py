@@ -33,17 +33,13 @@ import tempfile
 import time
 import uuid
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.path.abspath(os.environ.get('MAAT_BUILD_ROOT',
-                                       os.path.join(HERE, '..', 'build')))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from maattest import (BUILD, HOSTILE, RANDOM, REFEREE, check,  # noqa: E402
+                      describe, kill_marked, proc_state, report, short,
+                      wait_no_marked)
+
 LADDER = os.path.abspath(os.environ.get(
     'MAAT_LADDER', os.path.join(BUILD, 'ladder', 'maat-ladder')))
-REFEREE = os.path.abspath(os.environ.get(
-    'MAAT_REFEREE', os.path.join(BUILD, 'referee', 'maat-referee')))
-RANDOM = os.path.abspath(os.environ.get(
-    'MAAT_RANDOM', os.path.join(BUILD, 'sample-bots', 'maat-random')))
-HOSTILE = os.path.abspath(os.environ.get(
-    'MAAT_HOSTILE', os.path.join(BUILD, 'tests', 'maat-hostile-bot')))
 
 SEED = int(os.environ.get('MAAT_CRASH_SEED', '20261121'))
 MATCHES = 30
@@ -51,88 +47,6 @@ SEATS = 3
 JOBS = 2
 KILLS = 15
 NAME = 'crash'
-
-failures = []
-passes = 0
-
-
-def check(cond, what, detail=''):
-    global passes
-    if cond:
-        passes += 1
-        print('ok   ' + what, flush=True)
-    else:
-        failures.append(what)
-        print('FAIL ' + what + (' -- ' + detail if detail else ''),
-              flush=True)
-    return cond
-
-
-def short(text, n=600):
-    text = text or ''
-    return text if len(text) <= n else '...' + text[-n:]
-
-
-# ---- processes --------------------------------------------------------
-
-def proc_state(pid):
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return 'gone'
-    except PermissionError:
-        return 'alive'
-    try:
-        with open('/proc/%d/stat' % pid) as f:
-            state = f.read().rsplit(')', 1)[1].split()[0]
-        return 'zombie' if state in ('Z', 'X') else 'alive'
-    except (OSError, IndexError):
-        return 'gone'
-
-
-def marked_processes(marker):
-    found = []
-    needle = ('MAAT_TEST_MARKER=' + marker).encode()
-    for d in os.listdir('/proc'):
-        if not d.isdigit() or int(d) == os.getpid():
-            continue
-        try:
-            with open('/proc/%s/environ' % d, 'rb') as f:
-                env = f.read().split(b'\0')
-        except OSError:
-            continue
-        if needle in env and proc_state(int(d)) == 'alive':
-            found.append(int(d))
-    return found
-
-
-def wait_no_marked(marker, guard_s=10.0):
-    deadline = time.monotonic() + guard_s
-    while True:
-        living = marked_processes(marker)
-        if not living or time.monotonic() >= deadline:
-            return living
-        time.sleep(0.02)
-
-
-def describe(pids):
-    out = []
-    for p in pids[:6]:
-        try:
-            with open('/proc/%d/cmdline' % p, 'rb') as f:
-                cmd = f.read().replace(b'\0', b' ').decode(errors='replace')
-        except OSError:
-            cmd = '?'
-        out.append('%d %s' % (p, cmd.strip()[:100]))
-    return '; '.join(out)
-
-
-def kill_marked(marker):
-    for pid in marked_processes(marker):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
 
 
 # ---- the ladder file --------------------------------------------------
@@ -249,7 +163,7 @@ def tournament(tmp):
             p.wait()
             p.stderr.close()
             kills += 1
-            living = wait_no_marked(marker)
+            living = wait_no_marked(marker, 10.0)
             check(not living, '%s: kill %d: no referee or bot survives '
                   '(PR_SET_PDEATHSIG)' % (label, k), describe(living))
             kill_marked(marker)
@@ -305,7 +219,7 @@ def tournament(tmp):
                 break
         check(p.returncode == 0, '%s: the resumed run completes (exit 0)'
               % label, 'rc %r: %s' % (p.returncode, short(p.stderr)))
-        living = wait_no_marked(marker)
+        living = wait_no_marked(marker, 10.0)
         check(not living, '%s: nothing left running after the last run'
               % label, describe(living))
         lines, torn = read_ladder(lad)
@@ -404,7 +318,7 @@ def lone_referee(tmp):
         alive = [p for p in pids.values() if proc_state(p) == 'alive']
         check(not alive, '%s: every bot died with the referee '
               '(PR_SET_PDEATHSIG)' % label, 'alive %r' % alive)
-        living = wait_no_marked(marker)
+        living = wait_no_marked(marker, 10.0)
         check(not living, '%s: no process of the match survives' % label,
               describe(living))
         with open(lad, 'rb') as f:
@@ -442,7 +356,7 @@ def lone_referee(tmp):
         check(ok, '%s (game 0): every bot is playing' % label)
         ref.send_signal(signal.SIGKILL)
         ref.wait()
-        living = wait_no_marked(marker)
+        living = wait_no_marked(marker, 10.0)
         check(not living, 'lone referee killed in game 0: no process '
               'survives', describe(living))
         check(not os.path.exists(lad2) or os.path.getsize(lad2) == 0,
@@ -474,11 +388,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix='maat-crash-') as tmp:
         lone_referee(tmp)
         tournament(tmp)
-    print('%d passed, %d failed (%.1f s)' % (passes, len(failures),
-                                              time.monotonic() - t0))
-    for f in failures:
-        print('  failed: ' + f)
-    return 1 if failures else 0
+    return report(t0)
 
 
 if __name__ == '__main__':

@@ -21,135 +21,27 @@ per check; exits 1 if any failed.
 import glob
 import json
 import os
-import shlex
 import signal
 import subprocess
 import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.environ.get('MAAT_BUILD_ROOT', os.path.join(HERE, '..', 'build'))
-REFEREE = os.environ.get('MAAT_REFEREE',
-                         os.path.join(BUILD, 'referee', 'maat-referee'))
-HOSTILE = os.environ.get('MAAT_HOSTILE',
-                         os.path.join(BUILD, 'tests', 'maat-hostile-bot'))
-RANDOM = os.environ.get('MAAT_RANDOM',
-                        os.path.join(BUILD, 'sample-bots', 'maat-random'))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from maattest import (HOSTILE, RANDOM, REFEREE, check,  # noqa: E402
+                      hostile_cmd, kill_marked, marked_processes, random_cmd,
+                      read_pids, report, short, wait_file, wait_gone)
 
 TIME_MS = 300       # per decision
 GRACE_MS = 200      # transport slack
 HELLO_MS = 3000
 MATCH_GUARD_S = 90  # a match that takes longer than this has hung
 
-failures = []
-passes = 0
-
-
-def check(cond, what, detail=''):
-    global passes
-    if cond:
-        passes += 1
-        print('ok   ' + what, flush=True)
-    else:
-        failures.append(what)
-        print('FAIL ' + what + (' -- ' + detail if detail else ''),
-              flush=True)
-    return cond
-
-
-# ---- processes --------------------------------------------------------
-
-def proc_state(pid):
-    """'gone', 'zombie' (dead, not yet reaped by its new parent) or 'alive'."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return 'gone'
-    except PermissionError:
-        return 'alive'
-    try:
-        with open('/proc/%d/stat' % pid) as f:
-            state = f.read().rsplit(')', 1)[1].split()[0]
-        return 'zombie' if state in ('Z', 'X') else 'alive'
-    except (OSError, IndexError):
-        return 'gone'
-
-
-def wait_gone(pids, guard_s=5.0):
-    """Wait (with a deadline) until no pid is alive; returns the living."""
-    deadline = time.monotonic() + guard_s
-    while True:
-        living = [p for p in pids if proc_state(p) == 'alive']
-        if not living or time.monotonic() >= deadline:
-            return living
-        time.sleep(0.01)
-
-
-def tagged_processes(tag):
-    """Live processes whose environment carries MAAT_TEST_TAG=tag: every
-    process the referee spawned (and their children) inherits it."""
-    found = []
-    needle = ('MAAT_TEST_TAG=' + tag).encode()
-    for d in os.listdir('/proc'):
-        if not d.isdigit():
-            continue
-        try:
-            with open('/proc/%s/environ' % d, 'rb') as f:
-                env = f.read().split(b'\0')
-        except OSError:
-            continue
-        if needle in env and proc_state(int(d)) == 'alive':
-            found.append(int(d))
-    return found
-
-
-def wait_file(path, guard_s, proc=None):
-    """Wait until path exists; False on deadline or if proc exited."""
-    deadline = time.monotonic() + guard_s
-    while not os.path.exists(path):
-        if time.monotonic() >= deadline:
-            return False
-        if proc is not None and proc.poll() is not None:
-            return os.path.exists(path)
-        time.sleep(0.01)
-    return True
-
-
-def read_pids(piddir):
-    pids = {}
-    for name in os.listdir(piddir):
-        if name.endswith('.pid'):
-            try:
-                with open(os.path.join(piddir, name)) as f:
-                    pids[name[:-4]] = int(f.read().strip())
-            except (OSError, ValueError):
-                pass
-    return pids
-
-
-def kill_tagged(tag):
-    for pid in tagged_processes(tag):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-
 
 # ---- running a match --------------------------------------------------
 
 class Run:
     pass
-
-
-def random_cmd(piddir, name):
-    # the shell writes its pid, then becomes the bot (same pid)
-    return 'echo $$ > %s && exec %s' % (
-        shlex.quote(os.path.join(piddir, name + '.pid')), shlex.quote(RANDOM))
-
-
-def hostile_cmd(args):
-    return ' '.join([shlex.quote(HOSTILE)] + [shlex.quote(a) for a in args])
 
 
 def run_match(tmp, label, bots, extra=(), guard_s=MATCH_GUARD_S):
@@ -171,7 +63,7 @@ def run_match(tmp, label, bots, extra=(), guard_s=MATCH_GUARD_S):
         c = random_cmd(r.piddir, name) if hargs is None else hostile_cmd(hargs)
         cmd += ['--bot', '%s=%s' % (name, c)]
     cmd += list(extra)
-    env = dict(os.environ, MAAT_PIDFILE_DIR=r.piddir, MAAT_TEST_TAG=r.tag)
+    env = dict(os.environ, MAAT_PIDFILE_DIR=r.piddir, MAAT_TEST_MARKER=r.tag)
     r.cmd = cmd
     p = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE,
                          stderr=subprocess.PIPE, text=True)
@@ -188,8 +80,8 @@ def run_match(tmp, label, bots, extra=(), guard_s=MATCH_GUARD_S):
             p.wait()
     r.pids = read_pids(r.piddir)
     r.living = wait_gone(list(r.pids.values()))
-    r.strays = tagged_processes(r.tag)
-    kill_tagged(r.tag)  # never leave anything behind, even on failure
+    r.strays = marked_processes(r.tag)
+    kill_marked(r.tag)  # never leave anything behind, even on failure
     r.rec = None
     r.lad = None
     try:
@@ -204,11 +96,6 @@ def run_match(tmp, label, bots, extra=(), guard_s=MATCH_GUARD_S):
     except (OSError, ValueError):
         pass
     return r
-
-
-def short(text, n=600):
-    text = text or ''
-    return text if len(text) <= n else '...' + text[-n:]
 
 
 def verify(r):
@@ -497,7 +384,7 @@ def steal(tmp):
     record = os.path.join(d, 'record.json')
     ladder = os.path.join(d, 'ladder.jsonl')
     tag = 'steal-%d' % os.getpid()
-    env = dict(os.environ, MAAT_PIDFILE_DIR=piddir, MAAT_TEST_TAG=tag)
+    env = dict(os.environ, MAAT_PIDFILE_DIR=piddir, MAAT_TEST_MARKER=tag)
     for k in ('MAAT_ENDPOINT', 'MAAT_TOKEN', 'MAAT_BOT_NAME'):
         env.pop(k, None)
     cmd = [REFEREE, '--fixed-seats', '--endpoint', ep,
@@ -592,7 +479,7 @@ def steal(tmp):
             if p.poll() is None:
                 p.kill()
                 p.wait()
-        kill_tagged(tag)
+        kill_marked(tag)
 
 
 # ---- options -------------------------------------------------------------
@@ -628,7 +515,7 @@ def sigterm(tmp, label, hargs, ready_suffix, extra, sig=signal.SIGTERM):
     # a private TMPDIR: the referee's socket directory is made there
     tmpdir = os.path.join(d, 'tmp')
     os.makedirs(tmpdir)
-    env = dict(os.environ, MAAT_PIDFILE_DIR=piddir, MAAT_TEST_TAG=tag,
+    env = dict(os.environ, MAAT_PIDFILE_DIR=piddir, MAAT_TEST_MARKER=tag,
                TMPDIR=tmpdir)
     cmd = [REFEREE, '--fixed-seats', '--record', record, '--ladder', ladder,
            '--bot', 'h=' + hostile_cmd(hargs),
@@ -651,7 +538,7 @@ def sigterm(tmp, label, hargs, ready_suffix, extra, sig=signal.SIGTERM):
               'got %r: %s' % (rc, short(err)))
         pids = read_pids(piddir)
         living = wait_gone(list(pids.values()))
-        strays = tagged_processes(tag)
+        strays = marked_processes(tag)
         check(pids and not living and not strays,
               '%s: every bot process is gone' % label,
               'pids %r, alive %r, strays %r' % (pids, living, strays))
@@ -664,7 +551,7 @@ def sigterm(tmp, label, hargs, ready_suffix, extra, sig=signal.SIGTERM):
         if ref.poll() is None:
             ref.kill()
             ref.wait()
-        kill_tagged(tag)
+        kill_marked(tag)
 
 
 def main():
@@ -691,11 +578,7 @@ def main():
         sigterm(tmp, 'mid-game', ['--mode', 'silent', '--fork'], '.request',
                 ['--time', '60000', '--first-time', '60000'],
                 sig=signal.SIGHUP)
-    print('%d passed, %d failed (%.1f s)' % (passes, len(failures),
-                                              time.monotonic() - t0))
-    for f in failures:
-        print('  failed: ' + f)
-    return 1 if failures else 0
+    return report(t0)
 
 
 if __name__ == '__main__':

@@ -34,8 +34,6 @@ check; exits 1 if any failed.
 import glob
 import json
 import os
-import shlex
-import signal
 import socket
 import subprocess
 import sys
@@ -43,126 +41,17 @@ import tempfile
 import time
 import uuid
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-BUILD = os.path.abspath(os.environ.get('MAAT_BUILD_ROOT',
-                                       os.path.join(HERE, '..', 'build')))
-REFEREE = os.path.abspath(os.environ.get(
-    'MAAT_REFEREE', os.path.join(BUILD, 'referee', 'maat-referee')))
-HOSTILE = os.path.abspath(os.environ.get(
-    'MAAT_HOSTILE', os.path.join(BUILD, 'tests', 'maat-hostile-bot')))
-RANDOM = os.path.abspath(os.environ.get(
-    'MAAT_RANDOM', os.path.join(BUILD, 'sample-bots', 'maat-random')))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from maattest import (BUILD, HOSTILE, RANDOM, REFEREE, check,  # noqa: E402
+                      describe, hostile_cmd, kill_marked, random_cmd,
+                      read_pids, report, short, wait_file, wait_gone,
+                      wait_no_marked)
 
 MATCH_GUARD_S = 120  # a match that takes longer than this has hung
 TRUNC_LINE = '[maat: log truncated at %d bytes]\n'
 
-failures = []
-passes = 0
 
-
-def check(cond, what, detail=''):
-    global passes
-    if cond:
-        passes += 1
-        print('ok   ' + what, flush=True)
-    else:
-        failures.append(what)
-        print('FAIL ' + what + (' -- ' + detail if detail else ''),
-              flush=True)
-    return cond
-
-
-def short(text, n=600):
-    text = text or ''
-    return text if len(text) <= n else '...' + text[-n:]
-
-
-# ---- processes --------------------------------------------------------
-
-def proc_state(pid):
-    """'gone', 'zombie' or 'alive'."""
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return 'gone'
-    except PermissionError:
-        return 'alive'
-    try:
-        with open('/proc/%d/stat' % pid) as f:
-            state = f.read().rsplit(')', 1)[1].split()[0]
-        return 'zombie' if state in ('Z', 'X') else 'alive'
-    except (OSError, IndexError):
-        return 'gone'
-
-
-def marked_processes(marker):
-    """Live processes whose environment holds MAAT_TEST_MARKER=marker."""
-    found = []
-    needle = ('MAAT_TEST_MARKER=' + marker).encode()
-    for d in os.listdir('/proc'):
-        if not d.isdigit() or int(d) == os.getpid():
-            continue
-        try:
-            with open('/proc/%s/environ' % d, 'rb') as f:
-                env = f.read().split(b'\0')
-        except OSError:
-            continue
-        if needle in env and proc_state(int(d)) == 'alive':
-            found.append(int(d))
-    return found
-
-
-def wait_no_marked(marker, guard_s=5.0):
-    """Wait (with a deadline) until no marked process is alive."""
-    deadline = time.monotonic() + guard_s
-    while True:
-        living = marked_processes(marker)
-        if not living or time.monotonic() >= deadline:
-            return living
-        time.sleep(0.02)
-
-
-def wait_gone(pids, guard_s=5.0):
-    deadline = time.monotonic() + guard_s
-    while True:
-        living = [p for p in pids if proc_state(p) == 'alive']
-        if not living or time.monotonic() >= deadline:
-            return living
-        time.sleep(0.01)
-
-
-def kill_marked(marker):
-    for pid in marked_processes(marker):
-        try:
-            os.kill(pid, signal.SIGKILL)
-        except OSError:
-            pass
-
-
-def describe(pids):
-    out = []
-    for p in pids[:8]:
-        try:
-            with open('/proc/%d/cmdline' % p, 'rb') as f:
-                cmd = f.read().replace(b'\0', b' ').decode(errors='replace')
-        except OSError:
-            cmd = '?'
-        out.append('%d %s' % (p, cmd.strip()[:120]))
-    more = ' (+%d more)' % (len(pids) - 8) if len(pids) > 8 else ''
-    return '; '.join(out) + more
-
-
-def wait_file(path, guard_s, proc=None):
-    """Wait until path exists; False on deadline or if proc exited."""
-    deadline = time.monotonic() + guard_s
-    while not os.path.exists(path):
-        if time.monotonic() >= deadline:
-            return False
-        if proc is not None and proc.poll() is not None:
-            return os.path.exists(path)
-        time.sleep(0.01)
-    return True
-
+# ---- files ------------------------------------------------------------
 
 def read_text(path, default=None):
     try:
@@ -170,17 +59,6 @@ def read_text(path, default=None):
             return f.read()
     except OSError:
         return default
-
-
-def read_pids(piddir):
-    pids = {}
-    for name in os.listdir(piddir):
-        if name.endswith('.pid'):
-            try:
-                pids[name[:-4]] = int(read_text(os.path.join(piddir, name)))
-            except (TypeError, ValueError):
-                pass
-    return pids
 
 
 def free_tcp_port():
@@ -195,16 +73,6 @@ def free_tcp_port():
 
 class Run:
     pass
-
-
-def random_cmd(piddir, name):
-    # the shell writes its pid, then becomes the bot (same pid)
-    return 'echo $$ > %s && exec %s' % (
-        shlex.quote(os.path.join(piddir, name + '.pid')), shlex.quote(RANDOM))
-
-
-def hostile_cmd(args):
-    return ' '.join([shlex.quote(HOSTILE)] + [shlex.quote(a) for a in args])
 
 
 def run_match(tmp, label, bots, extra=(), endpoint=None, during=None,
@@ -827,11 +695,7 @@ def main():
             t = time.monotonic()
             fn(tmp)
             print('# %s: %.1f s' % (name, time.monotonic() - t), flush=True)
-    print('%d passed, %d failed (%.1f s)' % (passes, len(failures),
-                                              time.monotonic() - t0))
-    for f in failures:
-        print('  failed: ' + f)
-    return 1 if failures else 0
+    return report(t0)
 
 
 if __name__ == '__main__':
