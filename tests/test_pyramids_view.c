@@ -36,6 +36,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "viewfeed.h"
 #include "maat/internal/msg.h"
 #include "maat/policy.h"
 #include "maat/internal/pyramids.h"
@@ -73,47 +74,6 @@ static struct {
 #define WHERE_ARGS at.seats, at.seed, at.step
 
 /* ---- msgpack helpers ---------------------------------------------------- */
-
-static void obs_bytes(const maat_game *g, int seat, msgpack_sbuffer *sb)
-{
-    msgpack_sbuffer_clear(sb);
-    msgpack_packer pk;
-    msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-    R->encode_observation(g, seat, &pk);
-}
-
-/* A view fed like a bot: the message's events visible to `seat` and its
- * observation, both through real msgpack bytes. */
-static int feed(maat_view *v, const maat_game *g, const maat_events *ev,
-                size_t from, int seat, maat_error *err)
-{
-    msgpack_sbuffer eb, ob;
-    msgpack_sbuffer_init(&eb);
-    msgpack_sbuffer_init(&ob);
-    msgpack_packer pk;
-    msgpack_packer_init(&pk, &eb, msgpack_sbuffer_write);
-    size_t n = 0;
-    for (size_t k = from; ev && k < ev->count; k++)
-        n += (ev->items[k].visible_to >> seat) & 1u;
-    msgpack_pack_array(&pk, n);
-    for (size_t k = from; ev && k < ev->count; k++)
-        if ((ev->items[k].visible_to >> seat) & 1u)
-            R->encode_event(g, &ev->items[k], &pk);
-    obs_bytes(g, seat, &ob);
-    msgpack_unpacked eu, ou;
-    int rc = maat_msg_unpack(eb.data, eb.size, &eu, err);
-    if (!rc)
-        rc = maat_msg_unpack(ob.data, ob.size, &ou, err);
-    else
-        msgpack_unpacked_init(&ou);
-    if (!rc)
-        rc = R->view_update(v, &eu.data, &ou.data, err);
-    msgpack_unpacked_destroy(&eu);
-    msgpack_unpacked_destroy(&ou);
-    msgpack_sbuffer_destroy(&eb);
-    msgpack_sbuffer_destroy(&ob);
-    return rc;
-}
 
 /* ---- what a seat can prove, from the events alone ----------------------- */
 
@@ -342,7 +302,7 @@ static void check_decoded(const maat_game *g, int seat)
     const maat_pyr_state *t = maat_pyr_state_of(g);
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
-    obs_bytes(g, seat, &sb);
+    viewfeed_obs(R, g, seat, &sb);
     msgpack_unpacked u;
     maat_error err = {0, ""};
     maat_pyr_state d;
@@ -433,7 +393,7 @@ static void check_seat(const maat_game *g, int i, const maat_view *v,
         msgpack_sbuffer_init(&got);
         init = 1;
     }
-    obs_bytes(g, i, &want);
+    viewfeed_obs(R, g, i, &want);
     maat_game *d[SAMPLES] = {0};
     maat_decision dg = R->decision(g);
     for (int s = 0; s < SAMPLES; s++) {
@@ -446,7 +406,7 @@ static void check_seat(const maat_game *g, int i, const maat_view *v,
         tot->samples++;
         const maat_pyr_state *ds = maat_pyr_state_of(d[s]);
         /* a) */
-        obs_bytes(d[s], i, &got);
+        viewfeed_obs(R, d[s], i, &got);
         CHECK1(got.size == want.size &&
                    memcmp(got.data, want.data, want.size) == 0,
                WHERE "seat %d sample %d: its observation differs from the "
@@ -533,7 +493,7 @@ static void play(int seats, uint64_t seed, int full, totals *tot)
                    (void *)none, err.code);
             R->destroy(&none);
         }
-        int rc = feed(v[i], g, &ev, 0, i, &err);
+        int rc = viewfeed(R, v[i], g, &ev, 0, i, &err);
         CHECK1(rc == MAAT_OK, WHERE "seat %d: view_update after the deal: %s",
                WHERE_ARGS, i, err.msg);
         know_events(&k[i], &ev, 0);
@@ -568,7 +528,7 @@ static void play(int seats, uint64_t seed, int full, totals *tot)
             break;
         at.step++;
         for (int i = 0; i < seats; i++) {
-            rc = feed(v[i], g, &ev, from, i, &err);
+            rc = viewfeed(R, v[i], g, &ev, from, i, &err);
             CHECK1(rc == MAAT_OK, WHERE "seat %d: view_update: %s",
                    WHERE_ARGS, i, err.msg);
             know_events(&k[i], &ev, from);
@@ -716,7 +676,7 @@ static void observation_refusals(void)
     }
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
-    obs_bytes(g, 1, &sb);
+    viewfeed_obs(R, g, 1, &sb);
     msgpack_unpacked u;
     CHECK(maat_msg_unpack(sb.data, sb.size, &u, &err) == MAAT_OK,
           "base observation: %s", err.msg);

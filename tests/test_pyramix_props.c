@@ -49,6 +49,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "viewfeed.h"
 #include "maat/internal/msg.h"
 #include "maat/policy.h"
 #include "maat/internal/pyramix.h"
@@ -593,45 +594,6 @@ static void check_events(const maat_game *g, const maat_pmx_state *pre,
 
 /* ---- the bot side -------------------------------------------------------- */
 
-static void obs_bytes(const maat_game *g, int seat, msgpack_sbuffer *b)
-{
-    msgpack_sbuffer_clear(b);
-    msgpack_packer p;
-    msgpack_packer_init(&p, b, msgpack_sbuffer_write);
-    R->encode_observation(g, seat, &p);
-}
-
-static int feed(maat_view *v, const maat_game *g, const maat_events *ev,
-                size_t from, int seat, maat_error *err)
-{
-    msgpack_sbuffer eb, ob;
-    msgpack_sbuffer_init(&eb);
-    msgpack_sbuffer_init(&ob);
-    msgpack_packer p;
-    msgpack_packer_init(&p, &eb, msgpack_sbuffer_write);
-    size_t n = 0;
-    for (size_t k = from; ev && k < ev->count; k++)
-        n += (ev->items[k].visible_to >> seat) & 1u;
-    msgpack_pack_array(&p, n);
-    for (size_t k = from; ev && k < ev->count; k++)
-        if ((ev->items[k].visible_to >> seat) & 1u)
-            R->encode_event(g, &ev->items[k], &p);
-    obs_bytes(g, seat, &ob);
-    msgpack_unpacked eu, ou;
-    int rc = maat_msg_unpack(eb.data, eb.size, &eu, err);
-    if (!rc)
-        rc = maat_msg_unpack(ob.data, ob.size, &ou, err);
-    else
-        msgpack_unpacked_init(&ou);
-    if (!rc)
-        rc = R->view_update(v, &eu.data, &ou.data, err);
-    msgpack_unpacked_destroy(&eu);
-    msgpack_unpacked_destroy(&ou);
-    msgpack_sbuffer_destroy(&eb);
-    msgpack_sbuffer_destroy(&ob);
-    return rc;
-}
-
 static long samples_compared, samples_differing;
 
 static void check_samples(const maat_game *g, maat_view *v, int seat,
@@ -641,7 +603,7 @@ static void check_samples(const maat_game *g, maat_view *v, int seat,
     msgpack_sbuffer want, got;
     msgpack_sbuffer_init(&want);
     msgpack_sbuffer_init(&got);
-    obs_bytes(g, seat, &want);
+    viewfeed_obs(R, g, seat, &want);
     maat_action la[64], lb[64];
     int na = R->legal_actions(g, la, 64);
     int8_t first[MAAT_PMX_PLACES];
@@ -659,7 +621,7 @@ static void check_samples(const maat_game *g, maat_view *v, int seat,
         if (!d)
             continue;
         const maat_pmx_state *ds = maat_pmx_state_of(d);
-        obs_bytes(d, seat, &got);
+        viewfeed_obs(R, d, seat, &got);
         CHECK1(got.size == want.size &&
                    memcmp(got.data, want.data, got.size) == 0,
                WHERE "seat %d: the sample's observation differs",
@@ -752,7 +714,7 @@ static void play(int seats, uint64_t seed, int full, int det,
             CHECK1(none == NULL, WHERE "determinize without an observation",
                    WHERE_ARGS);
             R->destroy(&none);
-            CHECK1(feed(v[i], g, ev, 0, i, &err) == MAAT_OK,
+            CHECK1(viewfeed(R, v[i], g, ev, 0, i, &err) == MAAT_OK,
                    WHERE "seat %d: view_update at the start: %s", WHERE_ARGS,
                    i, err.msg);
             check_samples(g, v[i], i, &det_rng);
@@ -839,7 +801,7 @@ static void play(int seats, uint64_t seed, int full, int det,
             check_observation(g, i);
         if (det)
             for (int i = 0; i < seats; i++) {
-                CHECK1(feed(v[i], g, ev, from, i, &err) == MAAT_OK,
+                CHECK1(viewfeed(R, v[i], g, ev, from, i, &err) == MAAT_OK,
                        WHERE "seat %d: view_update: %s", WHERE_ARGS, i,
                        err.msg);
                 check_samples(g, v[i], i, &det_rng);
