@@ -124,15 +124,16 @@ static int64_t grew(int64_t a, int64_t b)
     return b > a ? b - a : 0;
 }
 
-/* From a to b: the longest wait of one thread, and the run time of all
- * (a thread born in between counts from zero).  -1 if either is unknown. */
-static int64_t longest_wait(const maat_fair_threads *a,
+/* From a to b: the wait of all threads summed, and their run time (a
+ * thread born in between counts from zero).  0 and 0 if either sample is
+ * unknown. */
+static int64_t threads_wait(const maat_fair_threads *a,
                             const maat_fair_threads *b, int64_t *run)
 {
     *run = 0;
     if (a->n < 0 || b->n < 0)
-        return -1;
-    int64_t longest = 0;
+        return 0;
+    int64_t wait = 0;
     for (int i = 0; i < b->n; i++) {
         int64_t w0 = 0, r0 = 0;
         for (int j = 0; j < a->n; j++)
@@ -140,34 +141,27 @@ static int64_t longest_wait(const maat_fair_threads *a,
                 w0 = a->wait[j];
                 r0 = a->run[j];
             }
-        int64_t w = grew(w0, b->wait[i]);
-        longest = w > longest ? w : longest;
+        wait += grew(w0, b->wait[i]);
         *run += grew(r0, b->run[i]);
     }
-    return longest;
+    return wait;
 }
 
 int64_t maat_fair_credit(const maat_fair_sample *a, const maat_fair_sample *b)
 {
-    int64_t window = b->at_ns - a->at_ns, run;
+    int64_t window = b->at_ns - a->at_ns, run, used;
     if (window <= 0)
         return 0;
-    int64_t credit = longest_wait(&a->ref, &b->ref, &run);
-    credit = credit > 0 ? credit : 0;
-    int64_t bot = longest_wait(&a->bot, &b->bot, &run);
-    if (bot > 0) {
-        /* only the time it had no CPU at all: its threads' run time is
-         * its own (threads queued behind each other earn nothing) */
-        if (bot > window - run)
-            bot = window - run;
-        if (a->group_cpu_ns >= 0 && b->group_cpu_ns >= 0) {
-            /* its other processes' CPU: the group's, less its threads' */
-            int64_t others = grew(a->group_cpu_ns, b->group_cpu_ns) - run;
-            bot -= others > 0 ? others : 0;
-        }
-        credit += bot > 0 ? bot : 0;
+    int64_t waited = threads_wait(&a->ref, &b->ref, &run);
+    waited += threads_wait(&a->bot, &b->bot, &used);
+    if (a->group_cpu_ns >= 0 && b->group_cpu_ns >= 0) {
+        /* its process group: its threads and every process it started */
+        int64_t group = grew(a->group_cpu_ns, b->group_cpu_ns);
+        used = group > used ? group : used;
     }
-    return credit < window ? credit : window;
+    int64_t free = window - used; /* none of the bot's processes ran */
+    int64_t credit = waited < free ? waited : free;
+    return credit > 0 ? credit : 0;
 }
 
 int maat_fair_available(void)

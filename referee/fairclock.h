@@ -17,17 +17,18 @@
  * get a CPU -- counts too; an instant bot is not (a sample costs 11-49 us,
  * a round trip about 45), and its delays after the limit still count.
  *
- * The rule, for a window between two samples:
- *  - the referee's wait: the longest wait of any of its threads;
- *  - the bot's: the longest wait of any of its threads, but no more than
- *    the part of the window in which its threads did not run at all (its
- *    threads' run time is its own: a bot computing on a shared CPU earns
- *    only the time it was kept off, threads queued behind each other
- *    nothing), less the CPU its other processes (its process group) used
- *    meanwhile -- a bot starving its own threads with its own children
- *    gets nothing for it;
- *  - the sum, never more than the window.
- * Longest, not summed: ten waiting threads do not make ten windows.  The
+ * The rule, for a window between two samples: the run-queue wait of all
+ * the referee's threads and all the bot's threads, summed (a message
+ * passes through several threads one after another: the referee's, the
+ * bot's ZeroMQ thread, its main thread, back), but never more than the
+ * part of the window in which the bot's processes did not run -- the
+ * window less the run time of the bot's threads, or, once known, the CPU
+ * of its whole process group if more.  So time the bot computed is its
+ * own even on a shared CPU, threads of one bot queued behind each other
+ * earn nothing (together they ran the whole window), and a bot starving
+ * its own threads, or the referee's, with children gets nothing for it
+ * (its group used the CPU).  A bot that has not answered while computing
+ * the whole window gets nothing, whoever else waited.  The
  * group's CPU means reading every /proc/N/stat (a few ms on a busy
  * machine), so the caller asks for it only from the limit plus grace on,
  * and credits a window without it (the first) at most the grace.  Nothing

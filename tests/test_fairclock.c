@@ -43,18 +43,23 @@ static void rule(void)
     b = at(100 * ms, 10 * ms, 65 * ms, 60 * ms, -1);
     CHECK(maat_fair_credit(&a, &b) == 60 * ms,
           "a bot's wait while its threads ran a tenth of the window");
+    b = at(100 * ms, 30 * ms, 45 * ms, 60 * ms, -1);
+    CHECK(maat_fair_credit(&a, &b) == 60 * ms, "the referee's and the "
+          "bot's waits, one after the other, add up (%lld)",
+          (long long)maat_fair_credit(&a, &b));
     b = at(100 * ms, 10 * ms, 65 * ms, 120 * ms, -1);
     CHECK(maat_fair_credit(&a, &b) == 30 * ms,
           "a bot that computed 70 ms of the 100 and waited 60: only the 30 "
           "it had no CPU at all (%lld)", (long long)maat_fair_credit(&a, &b));
-    b = at(100 * ms, 10 * ms, 65 * ms, 150 * ms, -1);
+    b = at(100 * ms, 40 * ms, 65 * ms, 150 * ms, -1);
     CHECK(maat_fair_credit(&a, &b) == 0,
-          "a bot that computed the whole window: nothing (%lld)",
-          (long long)maat_fair_credit(&a, &b));
+          "a bot that computed the whole window: nothing, whoever waited "
+          "(%lld)", (long long)maat_fair_credit(&a, &b));
     b = at(100 * ms, 90 * ms, 95 * ms, 50 * ms, -1);
     CHECK(maat_fair_credit(&a, &b) == 100 * ms, "never more than the window");
     b = at(100 * ms, 10 * ms, -1, 0, -1);
-    CHECK(maat_fair_credit(&a, &b) == 0, "a bot whose threads are unknown");
+    CHECK(maat_fair_credit(&a, &b) == 0, "a bot whose threads are unknown: "
+          "the referee's wait only");
     maat_fair_sample r = at(0, 10 * ms, -1, 0, -1);
     b = at(100 * ms, 40 * ms, -1, 0, -1);
     CHECK(maat_fair_credit(&r, &b) == 30 * ms, "a remote bot: the referee's");
@@ -63,15 +68,19 @@ static void rule(void)
     b = at(0, 50 * ms, 50 * ms, 50 * ms, -1);
     CHECK(maat_fair_credit(&a, &b) == 0, "an empty window");
 
-    /* threads: the longest wait, not the sum; a new thread from zero */
-    b = at(100 * ms, 10 * ms, 65 * ms, 51 * ms, -1);
+    /* threads: waits summed (a thread born meanwhile from zero), but never
+     * more than the time none of them ran */
+    b = at(100 * ms, 10 * ms, 25 * ms, 51 * ms, -1);
     b.bot.n = 3;
-    b.bot.tid[1] = 3, b.bot.wait[1] = 40 * ms, b.bot.run[1] = 0;
-    b.bot.tid[2] = 4, b.bot.wait[2] = 70 * ms, b.bot.run[2] = 1 * ms;
-    CHECK(maat_fair_credit(&a, &b) == 70 * ms, "three waiting threads: the "
-          "longest wait (a thread born meanwhile counted from zero): %lld",
+    b.bot.tid[1] = 3, b.bot.wait[1] = 15 * ms, b.bot.run[1] = 0;
+    b.bot.tid[2] = 4, b.bot.wait[2] = 25 * ms, b.bot.run[2] = 1 * ms;
+    CHECK(maat_fair_credit(&a, &b) == 60 * ms, "three threads waiting one "
+          "after another: 20 + 15 + 25 (%lld)",
           (long long)maat_fair_credit(&a, &b));
-
+    b.bot.wait[0] = 95 * ms, b.bot.wait[1] = 90 * ms, b.bot.wait[2] = 90 * ms;
+    CHECK(maat_fair_credit(&a, &b) == 98 * ms, "three threads waiting at "
+          "once: the 98 ms none ran, not 270 (%lld)",
+          (long long)maat_fair_credit(&a, &b));
     /* two threads taking turns on one CPU: each waited half the window,
      * together they ran all of it: queued behind each other, nothing */
     b = at(100 * ms, 10 * ms, 55 * ms, 100 * ms, -1);
@@ -82,12 +91,15 @@ static void rule(void)
 
     /* the process group, when both samples have it */
     maat_fair_sample g = at(0, 10 * ms, 5 * ms, 50 * ms, 500 * ms);
-    b = at(100 * ms, 10 * ms, 65 * ms, 51 * ms, 590 * ms);
-    CHECK(maat_fair_credit(&g, &b) == 0, "idle threads, the group's other "
-          "processes computing longer than the threads waited: nothing");
-    b = at(100 * ms, 10 * ms, 65 * ms, 51 * ms, 521 * ms);
-    CHECK(maat_fair_credit(&g, &b) == 40 * ms, "... computing 20 of the 60 "
-          "ms waited: 40 (%lld)", (long long)maat_fair_credit(&g, &b));
+    b = at(100 * ms, 10 * ms, 65 * ms, 51 * ms, 600 * ms);
+    CHECK(maat_fair_credit(&g, &b) == 0, "waiting threads, the group "
+          "computing the whole window: nothing");
+    b = at(100 * ms, 30 * ms, 65 * ms, 51 * ms, 560 * ms);
+    CHECK(maat_fair_credit(&g, &b) == 40 * ms, "... computing 60 of the 100 "
+          "ms: at most the 40 left (%lld)", (long long)maat_fair_credit(&g, &b));
+    b = at(100 * ms, 10 * ms, 65 * ms, 51 * ms, 501 * ms);
+    CHECK(maat_fair_credit(&g, &b) == 60 * ms, "... its own thread's 1 ms: "
+          "the waits (%lld)", (long long)maat_fair_credit(&g, &b));
     b = at(100 * ms, 10 * ms, 65 * ms, 51 * ms, -1);
     CHECK(maat_fair_credit(&g, &b) == 60 * ms,
           "the group in one sample only: the threads decide");
@@ -131,7 +143,7 @@ static int64_t starved_credit(int own, int64_t *window)
     maat_fair_sample_take(&a, victim, 1);
     struct timespec t0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    int64_t run, waited, group;
+    int64_t waited, group;
     do { /* until it has waited 200 ms and (own) its group computed 200 ms
           * by the kernel's count, or 30 s */
         struct timespec now;
@@ -158,12 +170,12 @@ static int64_t starved_credit(int own, int64_t *window)
           "30 s (%lld ns)", (long long)waited);
     CHECK(b.bot.n == 1 && a.bot.n == 1, "its one thread sampled");
     int64_t c = maat_fair_credit(&a, &b);
-    run = b.bot.run[0] - a.bot.run[0];
     if (own)
-        CHECK(group >= 200000000 && c <= waited - (group - run) + 20000000,
-              "starved by its own group: its wait less the group's CPU at "
-              "most (credit %lld, waited %lld, group %lld ns)", (long long)c,
-              (long long)waited, (long long)group);
+        CHECK(group >= 200000000 && c <= *window - group + 20000000,
+              "starved by its own group: at most the time its group did "
+              "not run, give or take a clock tick (credit %lld, window "
+              "%lld, group %lld ns)", (long long)c, (long long)*window,
+              (long long)group);
     return c;
 }
 
