@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -33,11 +34,26 @@ static int slurp(const char *path, char *buf, size_t cap)
     return 0;
 }
 
-/* schedstat of every thread of `pid` ("self" for the referee). */
-static void read_threads(const char *pid, maat_fair_threads *t)
+/* The state letter of a thread from its /proc stat ('R' running or ready
+ * to run, 'S' asleep, ...), or '?'. */
+static char thread_state(const char *dir, const char *tid)
+{
+    char path[128], buf[256];
+    snprintf(path, sizeof path, "%s/%.20s/stat", dir, tid);
+    if (slurp(path, buf, sizeof buf))
+        return '?';
+    const char *p = strrchr(buf, ')'); /* the command name may hold ')' */
+    return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}
+
+/* schedstat of every thread of `pid` ("self" for the referee), and each
+ * one's state when `states`; the calling thread's state is 'r' (it is
+ * running: it is reading this). */
+static void read_threads(const char *pid, maat_fair_threads *t, int states)
 {
     char dir[64], path[128], buf[128];
     snprintf(dir, sizeof dir, "/proc/%s/task", pid);
+    int32_t me = (int32_t)syscall(SYS_gettid);
     t->n = -1;
     DIR *d = opendir(dir);
     if (!d)
@@ -55,9 +71,12 @@ static void read_threads(const char *pid, maat_fair_threads *t)
         unsigned long long r, w;
         if (slurp(path, buf, sizeof buf) == 0 &&
             sscanf(buf, "%llu %llu", &r, &w) == 2) {
-            t->tid[t->n] = (int32_t)atoi(e->d_name);
+            int32_t tid = (int32_t)atoi(e->d_name);
+            t->tid[t->n] = tid;
             t->run[t->n] = (int64_t)r;
-            t->wait[t->n++] = (int64_t)w;
+            t->wait[t->n] = (int64_t)w;
+            t->state[t->n++] = !states ? '?' : tid == me && !strcmp(pid, "self")
+                                   ? 'r' : thread_state(dir, e->d_name);
         }
     }
     closedir(d);
@@ -107,13 +126,13 @@ static int64_t group_cpu_ns(pid_t pgid)
 void maat_fair_sample_take(maat_fair_sample *s, pid_t bot_pid, int group)
 {
     s->at_ns = now_ns();
-    read_threads("self", &s->ref);
+    read_threads("self", &s->ref, group);
     s->bot.n = -1;
     s->group_cpu_ns = -1;
     if (bot_pid > 0) {
         char pid[24];
         snprintf(pid, sizeof pid, "%d", (int)bot_pid);
-        read_threads(pid, &s->bot);
+        read_threads(pid, &s->bot, group);
         pid_t pgid = group ? getpgid(bot_pid) : -1;
         s->group_cpu_ns = pgid > 0 ? group_cpu_ns(pgid) : -1;
     }
@@ -164,9 +183,33 @@ int64_t maat_fair_credit(const maat_fair_sample *a, const maat_fair_sample *b)
     return credit > 0 ? credit : 0;
 }
 
+/* Is one of the threads of `t` ready to run but not running?  It is in
+ * state R in `t`, and, when `before` is given, its run time did not grow
+ * since (R alone may be a thread computing). */
+static int queued_in(const maat_fair_threads *before,
+                     const maat_fair_threads *t)
+{
+    for (int i = 0; i < t->n; i++) {
+        if (t->state[i] != 'R')
+            continue;
+        if (!before)
+            return 1;
+        for (int j = 0; j < before->n; j++)
+            if (before->tid[j] == t->tid[i] && before->run[j] == t->run[i])
+                return 1;
+    }
+    return 0;
+}
+
+int maat_fair_queued(const maat_fair_sample *before, const maat_fair_sample *b)
+{
+    return queued_in(before ? &before->ref : NULL, &b->ref) ||
+           queued_in(before ? &before->bot : NULL, &b->bot);
+}
+
 int maat_fair_available(void)
 {
     maat_fair_threads t;
-    read_threads("self", &t);
+    read_threads("self", &t, 0);
     return t.n > 0;
 }

@@ -46,6 +46,8 @@ typedef struct maat_fair_threads {
     int32_t tid[MAAT_FAIR_THREADS];
     int64_t run[MAAT_FAIR_THREADS];  /* ns on a CPU */
     int64_t wait[MAAT_FAIR_THREADS]; /* ns ready but waiting for one */
+    char state[MAAT_FAIR_THREADS];   /* 'R', 'S', ... ('?' not read; 'r'
+                                      * the thread that took the sample) */
 } maat_fair_threads;
 
 typedef struct maat_fair_sample {
@@ -57,12 +59,20 @@ typedef struct maat_fair_sample {
 
 /* Sample now.  bot_pid: the bot process (after maat_proc_follow_wrapper),
  * or 0 for a bot the referee did not spawn.  `group`: also read the CPU
- * of the bot's process group (costly, see above). */
+ * of the bot's process group (costly, see above) and each thread's state
+ * (for maat_fair_queued). */
 void maat_fair_sample_take(maat_fair_sample *s, pid_t bot_pid, int group);
 
 /* The credit from a to b, in ns, by the rule above (0 .. the window).
  * Pure: tests call it directly. */
 int64_t maat_fair_credit(const maat_fair_sample *a, const maat_fair_sample *b);
+
+/* Is a thread of the referee or the bot waiting for a CPU at b, its wait
+ * not counted yet (the kernel adds a wait to schedstat only when it ends)?
+ * A thread ready to run in b, and, when `before` (an earlier sample with
+ * states) is given, one that has not run since.  Without `before` a thread
+ * computing also counts: look again. */
+int maat_fair_queued(const maat_fair_sample *before, const maat_fair_sample *b);
 
 /* Is run-queue accounting available here (a kernel with schedstat)? */
 int maat_fair_available(void);

@@ -192,19 +192,25 @@ int64_t match_base_ms(const match *m, const match_bot *b)
  * (fairclock.h; at most `allowed + grace` in all).  `base`: a sample taken
  * as the request left, for a bot that takes its time, or NULL: then the
  * first sample is taken at the limit, so an instant bot in time costs
- * nothing extra.  The costly sample (the bot's process group) only past
- * limit + grace; a window without it earns at most the grace.  Returns the
- * credit given, in ns. */
+ * nothing extra.  The costly sample (the bot's process group, thread
+ * states) only past limit + grace; a window without it earns at most the
+ * grace.  A thread still queued for a CPU at the deadline has a wait the
+ * kernel has not counted yet: while one is, the referee looks again every
+ * MAAT_FAIR_PROBE_MS (within the same cap) rather than give up.  Returns
+ * the credit given, in ns. */
+#define MAAT_FAIR_PROBE_MS 5
 static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
                                int64_t allowed, const maat_fair_sample *base)
 {
     const maat_clock_config *c = &m->c->clock;
     int64_t limit = t0 + allowed * 1000000;
     int64_t grace = c->grace_ms * 1000000;
-    int64_t deadline = limit + grace;
+    int64_t due = limit + grace; /* the deadline, moved by the credit */
+    int64_t look = due;          /* when to sample next */
     int64_t credit = 0, cap = allowed * 1000000 + grace;
     int sampled = !c->wait_credit || base; /* off: never credited */
-    maat_fair_sample at = {0};
+    maat_fair_sample at = {0}, probe;
+    int probing = 0;
     if (base)
         at = *base;
     pid_t pid = b->proc ? maat_proc_bot_pid(b->proc) : 0;
@@ -215,7 +221,7 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
             maat_fair_sample_take(&at, pid, 0);
             sampled = 1;
         }
-        if (now >= deadline) {
+        if (now >= look) {
             if (!c->wait_credit || credit >= cap)
                 break;
             maat_fair_sample again;
@@ -223,16 +229,26 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
             int64_t more = maat_fair_credit(&at, &again);
             if (at.group_cpu_ns < 0 && more > grace)
                 more = grace;
-            at = again;
             if (more > cap - credit)
                 more = cap - credit;
-            if (more < 1000000) /* under a millisecond: not starved */
-                break;
-            credit += more;
-            deadline += more;
-            continue;
+            if (more >= 1000000) { /* a millisecond or more: starved */
+                at = again;
+                credit += more;
+                due += more;
+                look = due > now ? due : now;
+                probing = 0;
+                continue;
+            }
+            if (now - due < cap - credit &&
+                maat_fair_queued(probing ? &probe : NULL, &again)) {
+                probe = again; /* `at` stays: the wait will count from it */
+                probing = 1;
+                look = now + MAAT_FAIR_PROBE_MS * 1000000;
+                continue;
+            }
+            break;
         }
-        match_wait_input(m, sampled ? deadline : limit);
+        match_wait_input(m, sampled ? look : limit);
     }
     return credit;
 }

@@ -105,6 +105,32 @@ static void rule(void)
           "the group in one sample only: the threads decide");
 }
 
+/* maat_fair_queued on made-up states: a thread ready to run whose run
+ * time did not grow is queued; one that ran is computing. */
+static void queued(void)
+{
+    maat_fair_sample a = at(0, 10, 5, 50, -1), b = at(5, 10, 5, 50, -1);
+    a.ref.state[0] = b.ref.state[0] = 'r'; /* the sampling thread itself */
+    a.bot.state[0] = 'R';
+    b.bot.state[0] = 'S';
+    CHECK(!maat_fair_queued(NULL, &b), "an asleep bot: nothing queued");
+    CHECK(!maat_fair_queued(&a, &b), "... whatever it did before");
+    b.bot.state[0] = 'R';
+    CHECK(maat_fair_queued(NULL, &b), "a thread ready to run, no earlier "
+          "look: maybe queued (look again)");
+    CHECK(maat_fair_queued(&a, &b), "ready to run and not run since the "
+          "last look: queued");
+    b.bot.run[0] = 51;
+    CHECK(!maat_fair_queued(&a, &b), "ready to run and ran since: "
+          "computing, not queued");
+    b.bot.state[0] = 'S';
+    b.ref.n = 2;
+    b.ref.tid[1] = 7, b.ref.state[1] = 'R', b.ref.run[1] = 3;
+    CHECK(maat_fair_queued(NULL, &b), "a referee thread ready to run");
+    CHECK(!maat_fair_queued(&a, &b), "... one born since the last look: "
+          "not known to be queued");
+}
+
 static void pin0(void)
 {
     cpu_set_t set;
@@ -182,6 +208,7 @@ static int64_t starved_credit(int own, int64_t *window)
 int main(void)
 {
     rule();
+    queued();
     if (!maat_fair_available()) {
         printf("SKIP the real samples: no /proc/self/task/*/schedstat here\n");
         return check_done("fairclock");
@@ -191,6 +218,38 @@ int main(void)
     CHECK(me.ref.n == 1 && me.bot.n == 1 && me.bot.tid[0] == getpid() &&
           me.group_cpu_ns >= 0, "samples of this one-thread process: %d "
           "%d %lld", me.ref.n, me.bot.n, (long long)me.group_cpu_ns);
+    /* thread states, read in a full sample: a process asleep is not
+     * ready to run; one spinning always is (running or queued) */
+    pid_t sleeper = fork();
+    if (sleeper == 0) {
+        for (;;)
+            pause();
+    }
+    pid_t busy = fork();
+    if (busy == 0) {
+        for (;;) {
+        }
+    }
+    maat_fair_sample s1, s2;
+    int asleep = 0;
+    for (int i = 0; i < 3000 && !asleep; i++) { /* until it sleeps: <= 3 s */
+        maat_fair_sample_take(&s1, sleeper, 1);
+        asleep = s1.bot.n == 1 && s1.bot.state[0] == 'S';
+        if (!asleep)
+            usleep(1000); /* a poll with a deadline, not a synchronisation */
+    }
+    maat_fair_sample_take(&s2, busy, 1);
+    CHECK(asleep && !maat_fair_queued(NULL, &s1),
+          "a sleeping process is seen asleep, not queued");
+    CHECK(s2.bot.n == 1 && s2.bot.state[0] == 'R', "a spinning process is "
+          "ready to run: '%c'", s2.bot.n == 1 ? s2.bot.state[0] : '?');
+    CHECK(s1.ref.n >= 1 && s1.ref.state[0] == 'r', "the sampling thread is "
+          "marked as itself");
+    kill(sleeper, SIGKILL);
+    kill(busy, SIGKILL);
+    waitpid(sleeper, NULL, 0);
+    waitpid(busy, NULL, 0);
+
     int64_t window = 0, c = starved_credit(0, &window);
     CHECK(c >= 200000000 && c <= window,
           "starved by others: its wait credited (%lld of %lld ns)",
