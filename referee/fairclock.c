@@ -166,18 +166,26 @@ static int64_t threads_wait(const maat_fair_threads *a,
     return wait;
 }
 
+int64_t maat_fair_used(const maat_fair_sample *a, const maat_fair_sample *b)
+{
+    int64_t used;
+    threads_wait(&a->bot, &b->bot, &used);
+    if (a->group_cpu_ns >= 0 && b->group_cpu_ns >= 0) {
+        /* its process group: its threads and every process it started */
+        int64_t group = grew(a->group_cpu_ns, b->group_cpu_ns);
+        used = group > used ? group : used;
+    }
+    return used;
+}
+
 int64_t maat_fair_credit(const maat_fair_sample *a, const maat_fair_sample *b)
 {
     int64_t window = b->at_ns - a->at_ns, run, used;
     if (window <= 0)
         return 0;
     int64_t waited = threads_wait(&a->ref, &b->ref, &run);
-    waited += threads_wait(&a->bot, &b->bot, &used);
-    if (a->group_cpu_ns >= 0 && b->group_cpu_ns >= 0) {
-        /* its process group: its threads and every process it started */
-        int64_t group = grew(a->group_cpu_ns, b->group_cpu_ns);
-        used = group > used ? group : used;
-    }
+    waited += threads_wait(&a->bot, &b->bot, &run);
+    used = maat_fair_used(a, b);
     int64_t free = window - used; /* none of the bot's processes ran */
     int64_t credit = waited < free ? waited : free;
     return credit > 0 ? credit : 0;

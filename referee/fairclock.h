@@ -67,6 +67,10 @@ void maat_fair_sample_take(maat_fair_sample *s, pid_t bot_pid, int group);
  * Pure: tests call it directly. */
 int64_t maat_fair_credit(const maat_fair_sample *a, const maat_fair_sample *b);
 
+/* The CPU the bot used from a to b: its threads', or its process group's
+ * when both samples have it and it is more (clock ticks: 10 ms steps). */
+int64_t maat_fair_used(const maat_fair_sample *a, const maat_fair_sample *b);
+
 /* Is a thread of the referee or the bot waiting for a CPU at b, its wait
  * not counted yet (the kernel adds a wait to schedstat only when it ends)?
  * A thread ready to run in b, and, when `before` (an earlier sample with

@@ -195,7 +195,8 @@ int64_t match_base_ms(const match *m, const match_bot *b)
  * nothing extra.  The costly sample (the bot's process group, thread
  * states) only past limit + grace; a window without it earns at most the
  * grace.  A thread still queued for a CPU at the deadline has a wait the
- * kernel has not counted yet: while one is, the referee looks again every
+ * kernel has not counted yet: while one is, and the bot's processes do not
+ * keep the CPU busy themselves, the referee looks again every
  * MAAT_FAIR_PROBE_MS (within the same cap) rather than give up.  Returns
  * the credit given, in ns. */
 #define MAAT_FAIR_PROBE_MS 5
@@ -209,7 +210,7 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
     int64_t look = due;          /* when to sample next */
     int64_t credit = 0, cap = allowed * 1000000 + grace;
     int sampled = !c->wait_credit || base; /* off: never credited */
-    maat_fair_sample at = {0}, probe;
+    maat_fair_sample at = {0}, probe, first;
     int probing = 0;
     if (base)
         at = *base;
@@ -239,8 +240,15 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
                 probing = 0;
                 continue;
             }
+            /* looking again is for a queued thread, not for a bot busy
+             * on its own threads or children: while probing, the bot's
+             * processes must have used under half the time (+ a tick) */
             if (now - due < cap - credit &&
-                maat_fair_queued(probing ? &probe : NULL, &again)) {
+                maat_fair_queued(probing ? &probe : NULL, &again) &&
+                (!probing || 2 * maat_fair_used(&first, &again) <
+                                 again.at_ns - first.at_ns + 10000000)) {
+                if (!probing)
+                    first = again;
                 probe = again; /* `at` stays: the wait will count from it */
                 probing = 1;
                 look = now + MAAT_FAIR_PROBE_MS * 1000000;

@@ -103,6 +103,9 @@ static void rule(void)
     b = at(100 * ms, 10 * ms, 65 * ms, 51 * ms, -1);
     CHECK(maat_fair_credit(&g, &b) == 60 * ms,
           "the group in one sample only: the threads decide");
+    CHECK(maat_fair_used(&g, &b) == 1 * ms, "used: its thread's 1 ms");
+    b.group_cpu_ns = 530 * ms;
+    CHECK(maat_fair_used(&g, &b) == 30 * ms, "used: its group's 30 ms");
 }
 
 /* maat_fair_queued on made-up states: a thread ready to run whose run
