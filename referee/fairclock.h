@@ -32,7 +32,14 @@
  * group's CPU means reading every /proc/N/stat (a few ms on a busy
  * machine), so the caller asks for it only from the limit plus grace on,
  * and credits a window without it (the first) at most the grace.  Nothing
- * is read while instant bots answer before their limit. */
+ * is read while instant bots answer before their limit.
+ *
+ * The kernel adds a wait to schedstat only when it ends: a thread still
+ * queued at the deadline (the bot's, spinning when preempted; the
+ * referee's ZeroMQ thread holding the answer) shows no wait yet.  Full
+ * samples therefore read each thread's state, and the caller looks again
+ * shortly while one is queued (maat_fair_queued) and the bot's processes
+ * are not busy themselves (maat_fair_used). */
 #ifndef MAAT_FAIRCLOCK_H
 #define MAAT_FAIRCLOCK_H
 #include <stdint.h>
