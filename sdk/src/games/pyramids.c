@@ -156,95 +156,70 @@ int pyr_tile_available(const maat_pyr_state *st, int tile)
  * over the cells.  legal_actions and apply both start from it. */
 #define PYR_ROW 0x7Fu /* the bits of one stage */
 
-/* The base row's spots as indices 0..6 (lo - 1 and hi + 1 of the cards
- * there), or 0 when it takes none: it is empty (only a hand-built state
- * can be with pyramid_n > 0), full (4 cards) or touches an end of the
- * grid (the range checks never bind in a reachable state, where the base
- * grows from position 0; they keep a hand-made or forged state from
+/* The base row's spots as bits 0..6 (one left of its first card and one
+ * right of its last), or 0 when it takes none: it is empty (only a
+ * hand-built state can be with pyramid_n > 0), full (4 cards) or touches
+ * an end of the grid (never in a reachable state, where the base grows
+ * from position 0; the check keeps a hand-made or forged state from
  * producing a spot outside the grid). */
-static inline int base_spots(uint32_t row0, int *left, int *right)
+static inline uint32_t base_spots(uint32_t row0)
 {
     uint32_t four = row0 & (row0 - 1); /* drop three cards: any left? */
     four &= four - 1;
     four &= four - 1;
     if (row0 == 0 || four)
         return 0;
-    *left = __builtin_ctz(row0) - 1;
-    *right = 31 - __builtin_clz(row0) + 1;
-    return *left >= 0 && *right < MAAT_PYR_POSITIONS;
+    uint32_t lo = row0 & (0u - row0), hi = 1u << (31 - __builtin_clz(row0));
+    if ((lo & 1) || (hi & 1u << (MAAT_PYR_POSITIONS - 1)))
+        return 0;
+    return lo >> 1 | hi << 1;
 }
 
-/* The spots of the upper stages, all at once: bit 7 * (stage - 1) + i is
- * set when position i of stage `stage` (1..3) is free and its two
- * supports (i and i + 1 of the stage below) are there.  Each stage's row
- * is compared with the row below it shifted into its place; the last
- * position of each row below has no right neighbour (UPPER_ROWS). */
+/* The spots of the upper stages, all at once: bit 7 * stage + i is set
+ * when position i of stage `stage` (1..3) is free and its two supports (i
+ * and i + 1 of the stage below) are there.  Each stage's row is compared
+ * with the row below it shifted into its place; the last position of each
+ * row below has no right neighbour (UPPER_ROWS). */
 #define UPPER_ROWS (0x3Fu | 0x1Fu << 7 | 0x0Fu << 14)
 static inline uint32_t upper_spots(uint32_t occ)
 {
-    return ~(occ >> 7) & occ & occ >> 1 & UPPER_ROWS;
+    return (~(occ >> 7) & occ & occ >> 1 & UPPER_ROWS) << 7;
 }
 
-/* A pair of int32, as two consecutive args of an action. */
-typedef struct duo {
-    int32_t a, b;
-} duo;
-
-/* The legal spots for a new pyramid card, in the order maat_pyr_spots
- * lists them (the base row's left then right end, then every upper stage
- * by position), as (stage, position) pairs: returns how many, at most
- * 2 + 6 + 5 + 4. */
-static int spots_of(const maat_pyr_seat *s, duo spot[17])
+/* The legal spots for a new pyramid card as a mask of cells (bit 7 *
+ * stage + i for position i - 3).  maat_pyr_spots lists them in the order
+ * of their bits: the base row's left then right end, then every upper
+ * stage by position -- the order of the build list too. */
+static inline uint32_t spot_mask(const maat_pyr_seat *s)
 {
-    if (s->pyramid_n == 0) {
-        const duo apex = {0, 0};
-        spot[0] = apex;
-        return 1;
-    }
+    if (s->pyramid_n == 0)
+        return 1u << MAAT_PYR_POS_OFFSET; /* the first card: stage 0, pos 0 */
     uint32_t occ = pyr_occupied(s);
-    int n = 0, left, right;
-    if (base_spots(occ & PYR_ROW, &left, &right)) {
-        const duo l = {0, left - MAAT_PYR_POS_OFFSET},
-                  r = {0, right - MAAT_PYR_POS_OFFSET};
-        spot[0] = l;
-        spot[1] = r;
-        n = 2;
-    }
-    for (uint32_t m = upper_spots(occ); m; m &= m - 1) {
-        int b = __builtin_ctz(m), up = (b >= 7) + (b >= 14);
-        const duo d = {1 + up, b - 7 * up - MAAT_PYR_POS_OFFSET};
-        spot[n++] = d;
-    }
-    return n;
+    return base_spots(occ & PYR_ROW) | upper_spots(occ);
 }
 
 int maat_pyr_spots(const maat_pyr_seat *s, int spot[][2], int cap)
 {
-    duo sp[17];
-    int n = spots_of(s, sp);
-    for (int k = 0; k < n && k < cap; k++) {
-        spot[k][0] = sp[k].a;
-        spot[k][1] = sp[k].b;
+    int n = 0;
+    for (uint32_t m = spot_mask(s); m; m &= m - 1, n++) {
+        int b = __builtin_ctz(m);
+        if (n < cap) {
+            spot[n][0] = b / MAAT_PYR_POSITIONS;
+            spot[n][1] = b % MAAT_PYR_POSITIONS - MAAT_PYR_POS_OFFSET;
+        }
     }
     return n;
 }
 
-/* Is (stage, pos) among maat_pyr_spots(s)?  Decided for that one spot
- * rather than by listing them all: apply asks this on every build. */
-static int spot_is_legal(const maat_pyr_seat *s, int stage, int pos)
+/* Is (stage, pos) among maat_pyr_spots(s)?  apply asks this on every
+ * build. */
+static inline int spot_is_legal(const maat_pyr_seat *s, int stage, int pos)
 {
-    if (s->pyramid_n == 0)
-        return stage == 0 && pos == 0;
     if (stage < 0 || stage >= MAAT_PYR_STAGES ||
         pos < -MAAT_PYR_POS_OFFSET || pos > MAAT_PYR_POS_OFFSET - stage)
         return 0;
-    int i = pos + MAAT_PYR_POS_OFFSET;
-    if (stage > 0)
-        return s->grid[stage][i] < 0 && s->grid[stage - 1][i] >= 0 &&
-               s->grid[stage - 1][i + 1] >= 0;
-    int left, right;
-    return base_spots(pyr_occupied(s) & PYR_ROW, &left, &right) &&
-           (i == left || i == right);
+    return spot_mask(s) >> (MAAT_PYR_POSITIONS * stage + pos +
+                            MAAT_PYR_POS_OFFSET) & 1;
 }
 
 static int hand_index(const maat_pyr_seat *s, int card)
@@ -328,78 +303,129 @@ static void put(maat_action *out, int cap, int *n, int kind, int a0, int a1,
  *
  * which ones depending only on the God tile (and the tomb and obelisk not
  * being full) and the hand size: decided once per call.  This is the hot
- * loop of every random playout, so each action is written as four pairs
- * of int32 -- (kind, card) made per card, (stage, pos) per spot, (tomb,
- * obelisk), and the two unused args -- with the choices spelt out rather
- * than looped over. */
+ * loop of every random playout, so an action is written as two quads of
+ * int32 (pyr_quad): its head (kind, card, stage, pos), made per card and
+ * spot from two quads made in advance, and its tail (tomb, obelisk, -1,
+ * -1), one per choice, made per card; with the vector extension each quad
+ * is one 16-byte store.  The choices are spelt out per God tile (`with`
+ * a constant in each copy of the loop), so the tails stay in registers. */
 
-static inline maat_action *put_build(maat_action *out, duo head, duo spot,
-                                     int32_t tomb, int32_t obelisk)
+#if defined(__GNUC__) /* gcc and clang: one SSE/NEON register */
+typedef int32_t pyr_quad __attribute__((vector_size(16)));
+#define QUAD(a, b, c, d) {a, b, c, d}
+static inline pyr_quad quad_or(pyr_quad x, pyr_quad y)
 {
-    const duo tail = {tomb, obelisk}, unused = {-1, -1};
-    char *a = (char *)out;
-    memcpy(a, &head, sizeof head);
-    memcpy(a + offsetof(maat_action, arg[1]), &spot, sizeof spot);
-    memcpy(a + offsetof(maat_action, arg[3]), &tail, sizeof tail);
-    memcpy(a + offsetof(maat_action, arg[5]), &unused, sizeof unused);
-    return out + 1;
+    return x | y;
 }
+#else
+typedef struct pyr_quad {
+    int32_t v[4];
+} pyr_quad;
+#define QUAD(a, b, c, d) {{a, b, c, d}}
+static inline pyr_quad quad_or(pyr_quad x, pyr_quad y)
+{
+    for (int i = 0; i < 4; i++)
+        x.v[i] |= y.v[i];
+    return x;
+}
+#endif
+
+static inline pyr_quad quad(int32_t a, int32_t b, int32_t c, int32_t d)
+{
+    const pyr_quad q = QUAD(a, b, c, d);
+    return q;
+}
+
+/* The second half of a build action's head per cell: (0, 0, stage, pos). */
+#define SPOT(b) QUAD(0, 0, (b) / 7, (b) % 7 - MAAT_PYR_POS_OFFSET)
+#define SPOT7(r) SPOT(7 * (r)), SPOT(7 * (r) + 1), SPOT(7 * (r) + 2),       \
+                 SPOT(7 * (r) + 3), SPOT(7 * (r) + 4), SPOT(7 * (r) + 5),   \
+                 SPOT(7 * (r) + 6)
+static const pyr_quad spot_quad[MAAT_PYR_STAGES * MAAT_PYR_POSITIONS] = {
+    SPOT7(0), SPOT7(1), SPOT7(2), SPOT7(3)};
 
 /* What a build may add to the pyramid card: bit 0 obelisk x, 1 obelisk
  * y, 2 tomb x, 3 tomb y, 4 both (x, y) and (y, x). */
 enum { OB_X = 1, OB_Y = 2, TOMB_X = 4, TOMB_Y = 8, BOTH = 16 };
 
-/* The build actions with `card` for the pyramid, x and y the other
- * cards, for the spots given; returns the end of what it wrote. */
-static inline maat_action *card_builds(maat_action *o, int32_t card,
-                                       int32_t x, int32_t y, const duo *spot,
-                                       int ns, int with)
+/* The choices' tails for `card` for the pyramid, x and y the other cards;
+ * returns how many. */
+static inline int tails_of(pyr_quad tail[7], int32_t x, int32_t y, int with)
 {
-    const duo head = {MAAT_PYR_BUILD, card};
-    for (int k = 0; k < ns; k++) {
-        duo sp = spot[k];
-        o = put_build(o, head, sp, -1, -1);
-        if (with & OB_X)
-            o = put_build(o, head, sp, -1, x);
-        if (with & OB_Y)
-            o = put_build(o, head, sp, -1, y);
-        if (with & TOMB_X)
-            o = put_build(o, head, sp, x, -1);
-        if (with & BOTH)
-            o = put_build(o, head, sp, x, y);
-        if (with & TOMB_Y)
-            o = put_build(o, head, sp, y, -1);
-        if (with & BOTH)
-            o = put_build(o, head, sp, y, x);
-    }
-    return o;
+    int ne = 0;
+    tail[ne++] = quad(-1, -1, -1, -1);
+    if (with & OB_X)
+        tail[ne++] = quad(-1, x, -1, -1);
+    if (with & OB_Y)
+        tail[ne++] = quad(-1, y, -1, -1);
+    if (with & TOMB_X)
+        tail[ne++] = quad(x, -1, -1, -1);
+    if (with & BOTH)
+        tail[ne++] = quad(x, y, -1, -1);
+    if (with & TOMB_Y)
+        tail[ne++] = quad(y, -1, -1, -1);
+    if (with & BOTH)
+        tail[ne++] = quad(y, x, -1, -1);
+    return ne;
 }
 
-/* Every build action, for the spots given, into out (room for all).
- * (a hand of fewer than three cards reads a stale slot for y, or x, that
- * `with` then never uses) */
-static inline void write_builds(const maat_pyr_seat *s, int hand_n,
-                                const duo *spot, int ns, int with,
-                                maat_action *o)
+/* A 32-bit popcount without the instruction (not in baseline x86-64). */
+static inline int bits_set(uint32_t m)
 {
-    int32_t h0 = s->hand[0], h1 = s->hand[1], h2 = s->hand[2];
-    if (hand_n > 0)
-        o = card_builds(o, h0, h1, h2, spot, ns, with);
-    if (hand_n > 1)
-        o = card_builds(o, h1, h0, h2, spot, ns, with);
-    if (hand_n > 2)
-        card_builds(o, h2, h0, h1, spot, ns, with);
+    m -= m >> 1 & 0x55555555u;
+    m = (m & 0x33333333u) + (m >> 2 & 0x33333333u);
+    m = (m + (m >> 4)) & 0x0F0F0F0Fu;
+    return (int)(m * 0x01010101u >> 24);
 }
+
+/* Every build action into out (room for all); returns how many.  The
+ * list is card by card, each card's part spot by spot; it is written
+ * spot by spot, each spot's quad found once for the (up to) three cards,
+ * whose parts start at known places: ns * ne actions apart.  (A hand of
+ * fewer than three cards reads a stale slot for y, or x, that `with` then
+ * never uses.) */
+static inline __attribute__((always_inline)) int
+write_builds(const maat_pyr_seat *s, int hand_n, uint32_t spots, int with,
+             maat_action *out)
+{
+    int32_t h[3] = {s->hand[0], s->hand[1], s->hand[2]};
+    pyr_quad head[3], tail[3][7];
+    int ne = tails_of(tail[0], h[1], h[2], with);
+    tails_of(tail[1], h[0], h[2], with);
+    tails_of(tail[2], h[0], h[1], with);
+    for (int c = 0; c < 3; c++)
+        head[c] = quad(MAAT_PYR_BUILD, h[c], 0, 0);
+    int step = bits_set(spots) * ne;
+    char *o = (char *)out;
+    for (uint32_t m = spots; m; m &= m - 1) {
+        const pyr_quad sq = spot_quad[__builtin_ctz(m)];
+        for (int c = 0; c < hand_n; c++) {
+            pyr_quad hq = quad_or(head[c], sq);
+            char *a = o + sizeof(maat_action) * (size_t)(c * step);
+            for (int e = 0; e < ne; e++) {
+                memcpy(a + sizeof(maat_action) * (size_t)e, &hq, sizeof hq);
+                memcpy(a + sizeof(maat_action) * (size_t)e + sizeof hq,
+                       &tail[c][e], sizeof hq);
+            }
+        }
+        o += sizeof(maat_action) * (size_t)ne;
+    }
+    return hand_n * step;
+}
+
+/* The longest list: three cards, 2 + 6 + 5 + 4 spots, seven choices. */
+#define PYR_MAX_BUILDS (3 * 17 * 7)
 
 /* A list longer than the caller's cap: made whole here, then cut. */
-static __attribute__((noinline)) void
-write_builds_cut(const maat_pyr_seat *s, int hand_n, const duo *spot,
-                 int ns, int with, maat_action *out, int cap)
+static __attribute__((noinline)) int
+write_builds_cut(const maat_pyr_seat *s, int hand_n, uint32_t spots,
+                 int with, maat_action *out, int cap)
 {
-    maat_action all[3 * 17 * 7];
-    write_builds(s, hand_n, spot, ns, with, all);
+    maat_action all[PYR_MAX_BUILDS];
+    int n = write_builds(s, hand_n, spots, with, all);
     if (cap > 0)
-        memcpy(out, all, sizeof *out * (size_t)cap);
+        memcpy(out, all, sizeof *out * (size_t)(cap < n ? cap : n));
+    return n;
 }
 
 /* (not inlined into legal_actions, whose other decisions would pay for
@@ -408,8 +434,7 @@ static __attribute__((noinline)) int
 build_actions(const maat_pyr_state *st, const maat_pyr_seat *s,
               maat_action *out, int cap)
 {
-    duo spot[17];
-    int ns = spots_of(s, spot);
+    uint32_t spots = spot_mask(s);
     /* (the size checks only bind in hand-made states: one card per
      * edifice per round fills at most 10) */
     int god = s->god, hand_n = s->hand_n < 3 ? s->hand_n : 3;
@@ -420,38 +445,26 @@ build_actions(const maat_pyr_state *st, const maat_pyr_seat *s,
                (ob && hand_n >= 3 ? OB_Y : 0) |
                (tomb && hand_n >= 2 ? TOMB_X : 0) |
                (tomb && hand_n >= 3 ? TOMB_Y | (both ? BOTH : 0) : 0);
-    int ne = 1 + (with & OB_X ? 1 : 0) + (with & OB_Y ? 1 : 0) +
-             (with & TOMB_X ? 1 : 0) + (with & TOMB_Y ? 1 : 0) +
-             (with & BOTH ? 2 : 0);
-    int n = hand_n * ns * ne;
-    if (n > cap) { /* only a caller's small cap gets here */
-        write_builds_cut(s, hand_n, spot, ns, with, out, cap);
-        return n;
-    }
+    if (cap < PYR_MAX_BUILDS) /* a caller's small cap */
+        return write_builds_cut(s, hand_n, spots, with, out, cap);
     /* the God tiles' usual choices (all but Horus's with three cards:
      * OB_Y and TOMB_Y need them), each its own copy of the loop with the
      * tests of `with` and the hand size folded away */
     switch (with) {
     case 0: /* Horus */
-        write_builds(s, hand_n, spot, ns, 0, out);
-        break;
+        return write_builds(s, hand_n, spots, 0, out);
     case OB_X | OB_Y: /* Khepri */
-        write_builds(s, 3, spot, ns, OB_X | OB_Y, out);
-        break;
+        return write_builds(s, 3, spots, OB_X | OB_Y, out);
     case TOMB_X | TOMB_Y: /* Anubis */
-        write_builds(s, 3, spot, ns, TOMB_X | TOMB_Y, out);
-        break;
+        return write_builds(s, 3, spots, TOMB_X | TOMB_Y, out);
     case OB_X | OB_Y | TOMB_X | TOMB_Y: /* Sekhmet, 4-5 seats */
-        write_builds(s, 3, spot, ns, OB_X | OB_Y | TOMB_X | TOMB_Y, out);
-        break;
+        return write_builds(s, 3, spots, OB_X | OB_Y | TOMB_X | TOMB_Y, out);
     case OB_X | OB_Y | TOMB_X | TOMB_Y | BOTH: /* Thoth */
-        write_builds(s, 3, spot, ns, OB_X | OB_Y | TOMB_X | TOMB_Y | BOTH,
-                     out);
-        break;
+        return write_builds(s, 3, spots,
+                            OB_X | OB_Y | TOMB_X | TOMB_Y | BOTH, out);
     default:
-        write_builds(s, hand_n, spot, ns, with, out);
+        return write_builds(s, hand_n, spots, with, out);
     }
-    return n;
 }
 
 static int legal_actions(const maat_game *g, maat_action *out, int cap)
