@@ -314,6 +314,48 @@ static void shuffle_is_permutation(void)
     CHECK(one == 5, "shuffle of one element changed it to %d", one);
 }
 
+/* The shuffles keep the read position in a register and redraw on their
+ * own (rng.c): they must draw exactly what maat_rng_below draws, across a
+ * refill and through redraws.  Zero words force the redraws (low half 0,
+ * below 2^32 mod n for every n here but powers of two). */
+static void shuffle_draws_like_below(void)
+{
+    for (int start = 100; start < 128; start += 9) {
+        maat_rng r;
+        maat_rng_seed(&r, SEED(7));
+        maat_rng_refill(&r);
+        r.pos = (uint32_t)start;
+        for (int k = start; k < MAAT_RNG_WORDS; k += 5)
+            r.word[k] = 0;
+        maat_rng ref = r, ref2 = r, r2 = r;
+        uint8_t a[105], want[105];
+        int b[105], want_b[105];
+        for (int i = 0; i < 105; i++) {
+            a[i] = want[i] = (uint8_t)i;
+            b[i] = want_b[i] = 1000 + i;
+        }
+        maat_rng_shuffle_u8(&r, a, 105);
+        maat_rng_shuffle_int(&r2, b, 105);
+        for (int i = 104; i > 0; i--) {
+            uint32_t j = maat_rng_below(&ref, (uint32_t)i + 1);
+            uint8_t t = want[i];
+            want[i] = want[j];
+            want[j] = t;
+            j = maat_rng_below(&ref2, (uint32_t)i + 1);
+            int u = want_b[i];
+            want_b[i] = want_b[j];
+            want_b[j] = u;
+        }
+        CHECK(memcmp(a, want, sizeof a) == 0,
+              "shuffle_u8 from word %d differs from below()'s", start);
+        CHECK(memcmp(b, want_b, sizeof b) == 0,
+              "shuffle_int from word %d differs from below()'s", start);
+        CHECK(r.pos == ref.pos && r.block == ref.block &&
+                  r2.pos == ref2.pos && r2.block == ref2.block,
+              "a shuffle from word %d left the stream elsewhere", start);
+    }
+}
+
 static void copies_and_forks(void)
 {
     maat_rng a, b;
@@ -363,6 +405,7 @@ int main(void)
     below_in_range();
     below_uniform();
     shuffle_is_permutation();
+    shuffle_draws_like_below();
     copies_and_forks();
     return check_done("rng");
 }

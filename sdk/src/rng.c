@@ -236,15 +236,15 @@ void maat_rng_seed(maat_rng *r, const maat_seed *s)
     r->pos = MAAT_RNG_WORDS;
 }
 
-/* The next blocks of ChaCha20 with this key and a zero 64-bit nonce,
- * written over zeros in place; the words are little-endian. */
+/* The next blocks of ChaCha20 with this key and a zero 64-bit nonce:
+ * the keystream XORed over a constant block of zeros (no buffer to clear
+ * first); the words are little-endian. */
 void maat_rng_refill(maat_rng *r)
 {
     static const unsigned char nonce[crypto_stream_chacha20_NONCEBYTES];
-    unsigned char *ks = (unsigned char *)r->word;
-    memset(r->word, 0, sizeof r->word);
-    crypto_stream_chacha20_xor_ic(ks, ks, sizeof r->word, nonce, r->block,
-                                  r->key);
+    static const unsigned char zeros[sizeof r->word];
+    crypto_stream_chacha20_xor_ic((unsigned char *)r->word, zeros,
+                                  sizeof r->word, nonce, r->block, r->key);
     r->block += sizeof r->word / 64;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     for (int i = 0; i < MAAT_RNG_WORDS; i++)
@@ -272,37 +272,49 @@ uint64_t maat_rng_next(maat_rng *r)
     return lo | (uint64_t)maat_rng_next32(r) << 32;
 }
 
-/* Lemire's multiply-shift: the high word of x * n is in [0, n); the low
- * word tells the (fewer than n) values of x that would make some results
- * more likely than others, which are drawn again.  The threshold
- * 2^32 mod n is below n, so it is computed only when low < n. */
-uint32_t maat_rng_below(maat_rng *r, uint32_t n)
+/* The external definition of the inline draw (rng.h). */
+extern uint32_t maat_rng_below(maat_rng *r, uint32_t n);
+
+/* maat_rng_below for a loop that keeps the read position in a register
+ * (*pos, written back to r->pos only around a refill or a redraw): the
+ * shuffles below draw a hundred times in a row. */
+static inline uint32_t below_at(maat_rng *r, uint32_t *pos, uint32_t n)
 {
-    uint64_t m = (uint64_t)maat_rng_next32(r) * n;
-    if ((uint32_t)m < n) {
+    if (*pos >= MAAT_RNG_WORDS) {
+        maat_rng_refill(r);
+        *pos = 0;
+    }
+    uint64_t m = (uint64_t)r->word[(*pos)++] * n;
+    if ((uint32_t)m < n) { /* rare: perhaps a redraw (maat_rng_below) */
         uint32_t threshold = (uint32_t)(0u - n) % n;
+        r->pos = *pos;
         while ((uint32_t)m < threshold)
             m = (uint64_t)maat_rng_next32(r) * n;
+        *pos = r->pos;
     }
     return (uint32_t)(m >> 32);
 }
 
 void maat_rng_shuffle_u8(maat_rng *r, uint8_t *a, int n)
 {
+    uint32_t pos = r->pos;
     for (int i = n - 1; i > 0; i--) {
-        uint32_t j = maat_rng_below(r, (uint32_t)i + 1);
+        uint32_t j = below_at(r, &pos, (uint32_t)i + 1);
         uint8_t t = a[i];
         a[i] = a[j];
         a[j] = t;
     }
+    r->pos = pos;
 }
 
 void maat_rng_shuffle_int(maat_rng *r, int *a, int n)
 {
+    uint32_t pos = r->pos;
     for (int i = n - 1; i > 0; i--) {
-        uint32_t j = maat_rng_below(r, (uint32_t)i + 1);
+        uint32_t j = below_at(r, &pos, (uint32_t)i + 1);
         int t = a[i];
         a[i] = a[j];
         a[j] = t;
     }
+    r->pos = pos;
 }

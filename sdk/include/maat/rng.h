@@ -92,8 +92,27 @@ static inline uint32_t maat_rng_next32(maat_rng *r)
 
 /* Two words, the first one low. */
 uint64_t maat_rng_next(maat_rng *r);
-/* Uniform in [0, n) without bias, for 1 <= n <= 2^32 - 1; 0 when n is 0. */
-uint32_t maat_rng_below(maat_rng *r, uint32_t n);
+/* Uniform in [0, n) without bias, for 1 <= n <= 2^32 - 1; 0 when n is 0.
+ * Lemire's multiply-shift: the high word of x * n is in [0, n); the low
+ * word tells the (fewer than n) values of x that would make some results
+ * more likely than others, which are drawn again.  The threshold 2^32 mod
+ * n is below n, so it is computed only when low < n.  (An inline
+ * definition, so a playout's draw costs no call; rng.c holds the
+ * library's external one.) */
+inline uint32_t maat_rng_below(maat_rng *r, uint32_t n)
+{
+    uint64_t m;
+    uint32_t threshold = 0;
+    do { /* maat_rng_next32, spelt out: an external inline function may
+          * not call a static one */
+        if (r->pos >= MAAT_RNG_WORDS)
+            maat_rng_refill(r);
+        m = (uint64_t)r->word[r->pos++] * n;
+        if ((uint32_t)m < n && !threshold)
+            threshold = (uint32_t)(0u - n) % n;
+    } while ((uint32_t)m < threshold);
+    return (uint32_t)(m >> 32);
+}
 /* Fisher-Yates shuffle of n bytes / ints, from the last index down. */
 void maat_rng_shuffle_u8(maat_rng *r, uint8_t *a, int n);
 void maat_rng_shuffle_int(maat_rng *r, int *a, int n);

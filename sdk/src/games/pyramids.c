@@ -600,26 +600,82 @@ PYR_APPLY apply_pair(maat_pyr_state *st, const maat_action *a,
     return MAAT_OK;
 }
 
+/* Where `card` first is in the hand as a bit (1, 2 or 4), 0 if nowhere:
+ * the fast path below reads the three slots of a full hand at once. */
+static inline unsigned hand_bit(const uint8_t *h, int card)
+{
+    return (unsigned)(h[0] == card) | (unsigned)(h[1] == card && h[0] != card)
+           << 1 | (unsigned)(h[2] == card && h[0] != card && h[1] != card)
+           << 2;
+}
+
+/* A build from a hand of three cards that check_build would accept, told
+ * apart cheaply (else 0: check_build then says why, or accepts it): the
+ * cards are different cards of the hand, the spot is free and supported,
+ * the God tile allows the tomb and the obelisk and neither is full.
+ * Returns the hand slots the build takes, as bits. */
+static inline unsigned build_fits(const maat_pyr_state *st,
+                                  const maat_pyr_seat *s, const maat_action *a)
+{
+    int card = a->arg[0], stage = a->arg[1], pos = a->arg[2];
+    int tomb = a->arg[3], ob = a->arg[4], god = s->god;
+    if (s->hand_n != 3 || (unsigned)stage >= MAAT_PYR_STAGES ||
+        pos < -MAAT_PYR_POS_OFFSET || pos > MAAT_PYR_POS_OFFSET - stage)
+        return 0;
+    unsigned take = hand_bit(s->hand, card);
+    if (!take || !(spot_mask(s) >> (MAAT_PYR_POSITIONS * stage + pos +
+                                    MAAT_PYR_POS_OFFSET) & 1))
+        return 0;
+    if (tomb != -1) {
+        unsigned t = hand_bit(s->hand, tomb);
+        if (!t || t == take || !pyr_may_tomb(god) ||
+            s->tomb_n >= MAAT_PYR_ROUNDS)
+            return 0;
+        take |= t;
+    }
+    if (ob != -1) {
+        unsigned o = hand_bit(s->hand, ob);
+        if (!o || (o & take) || !pyr_may_obelisk(god) ||
+            s->obelisk_n >= MAAT_PYR_ROUNDS ||
+            (tomb != -1 && !pyr_may_both(god, st->seats)))
+            return 0;
+        take |= o;
+    }
+    return take;
+}
+
 PYR_APPLY apply_build(maat_pyr_state *st, const maat_action *a,
                       maat_events *ev, maat_error *err)
 {
     int me = st->to_move;
     maat_pyr_seat *s = &st->seat[me];
-    int rc = check_build(st, s, a, err);
-    if (rc)
-        return rc;
     int card = a->arg[0], stage = a->arg[1], pos = a->arg[2];
-    hand_remove(s, card);
+    unsigned take = build_fits(st, s, a);
+    if (take) {
+        /* the cards left keep their order */
+        int n = 0;
+        for (int i = 0; i < 3; i++)
+            if (!(take >> i & 1))
+                s->hand[n++] = s->hand[i];
+        s->hand_n = (uint8_t)n;
+    } else {
+        int rc = check_build(st, s, a, err);
+        if (rc)
+            return rc;
+        hand_remove(s, card);
+        if (a->arg[3] >= 0)
+            hand_remove(s, a->arg[3]);
+        if (a->arg[4] >= 0)
+            hand_remove(s, a->arg[4]);
+    }
     s->grid[stage][pos + MAAT_PYR_POS_OFFSET] = (int8_t)card;
     s->pyramid_n++;
     emit(ev, MAAT_PYR_EV_PYRAMID, me, card, stage, pos);
     if (a->arg[3] >= 0) {
-        hand_remove(s, a->arg[3]);
         s->tomb[s->tomb_n++] = (uint8_t)a->arg[3];
         emit(ev, MAAT_PYR_EV_TOMB, me, a->arg[3], 0, 0);
     }
     if (a->arg[4] >= 0) {
-        hand_remove(s, a->arg[4]);
         s->obelisk[s->obelisk_n++] = (uint8_t)a->arg[4];
         emit(ev, MAAT_PYR_EV_OBELISK, me, a->arg[4], 0, 0);
     }
