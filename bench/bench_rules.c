@@ -60,27 +60,31 @@ typedef struct result {
     double cpu_seconds; /* this thread's CPU time over the same span */
 } result;
 
-/* Play one game to the end; returns its number of decisions, -1 on error. */
+/* Play one game to the end; returns its number of decisions, -1 on error.
+ * The loop is a playout's: the whole legal list written, one pick, apply
+ * of the action where the list holds it (no copy). */
 static long long play_one(const maat_rules *r, const maat_setup *setup,
                           const maat_seed *seed, int seats, maat_rng *rng,
                           long long *sink)
 {
-    maat_error err = {0};
+    maat_error err;
+    err.code = 0;
+    err.msg[0] = '\0';
     maat_game *g = r->game_new(setup, seed, seats, NULL, &err);
     if (!g) {
         fprintf(stderr, "bench-rules: game_new: %s\n", err.msg);
         return -1;
     }
+    int (*legal)(const maat_game *, maat_action *, int) = r->legal_actions;
+    int (*apply)(maat_game *, const maat_action *, maat_events *,
+                 maat_error *) = r->apply;
     maat_action buf[BUF_ACTIONS];
     long long decisions = 0;
-    for (;;) {
-        int n = r->legal_actions(g, buf, BUF_ACTIONS);
-        if (n == 0)
-            break;
+    int n, rc = 0;
+    while ((n = legal(g, buf, BUF_ACTIONS)) > 0) {
         uint32_t k = maat_rng_below(rng, (uint32_t)n);
-        maat_action a;
         if (n <= BUF_ACTIONS) {
-            a = buf[k];
+            rc = apply(g, &buf[k], NULL, &err);
         } else { /* rare: more actions than the stack buffer holds */
             maat_action *all = malloc(sizeof *all * (size_t)n);
             if (!all) {
@@ -88,11 +92,11 @@ static long long play_one(const maat_rules *r, const maat_setup *setup,
                 r->destroy(&g);
                 return -1;
             }
-            r->legal_actions(g, all, n);
-            a = all[k];
+            legal(g, all, n);
+            rc = apply(g, &all[k], NULL, &err);
             free(all);
         }
-        if (r->apply(g, &a, NULL, &err)) {
+        if (rc) {
             fprintf(stderr, "bench-rules: apply refused a legal action: %s\n",
                     err.msg);
             r->destroy(&g);

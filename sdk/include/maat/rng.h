@@ -101,16 +101,19 @@ uint64_t maat_rng_next(maat_rng *r);
  * library's external one.) */
 inline uint32_t maat_rng_below(maat_rng *r, uint32_t n)
 {
-    uint64_t m;
-    uint32_t threshold = 0;
-    do { /* maat_rng_next32, spelt out: an external inline function may
-          * not call a static one */
-        if (r->pos >= MAAT_RNG_WORDS)
-            maat_rng_refill(r);
-        m = (uint64_t)r->word[r->pos++] * n;
-        if ((uint32_t)m < n && !threshold)
-            threshold = (uint32_t)(0u - n) % n;
-    } while ((uint32_t)m < threshold);
+    /* maat_rng_next32, spelt out: an external inline function may not
+     * call a static one */
+    if (r->pos >= MAAT_RNG_WORDS)
+        maat_rng_refill(r);
+    uint64_t m = (uint64_t)r->word[r->pos++] * n;
+    if ((uint32_t)m < n) {
+        uint32_t threshold = (uint32_t)(0u - n) % n;
+        while ((uint32_t)m < threshold) {
+            if (r->pos >= MAAT_RNG_WORDS)
+                maat_rng_refill(r);
+            m = (uint64_t)r->word[r->pos++] * n;
+        }
+    }
     return (uint32_t)(m >> 32);
 }
 /* Fisher-Yates shuffle of n bytes / ints, from the last index down. */
