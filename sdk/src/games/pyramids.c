@@ -435,9 +435,32 @@ build_actions(const maat_pyr_state *st, const maat_pyr_seat *s,
               maat_action *out, int cap)
 {
     uint32_t spots = spot_mask(s);
-    /* (the size checks only bind in hand-made states: one card per
-     * edifice per round fills at most 10) */
-    int god = s->god, hand_n = s->hand_n < 3 ? s->hand_n : 3;
+    int god = s->god;
+    /* The usual case, a hand of three and room in the tomb and the
+     * obelisk (one card per edifice per round fills at most 10: the
+     * checks bind only in hand-made states), decided by the God tile
+     * alone; each its own copy of the loop with the choices folded in. */
+    if (s->hand_n == 3 && s->tomb_n < MAAT_PYR_ROUNDS &&
+        s->obelisk_n < MAAT_PYR_ROUNDS && cap >= PYR_MAX_BUILDS) {
+        switch (god) {
+        case MAAT_PYR_HORUS:
+            return write_builds(s, 3, spots, 0, out);
+        case MAAT_PYR_KHEPRI:
+            return write_builds(s, 3, spots, OB_X | OB_Y, out);
+        case MAAT_PYR_ANUBIS:
+            return write_builds(s, 3, spots, TOMB_X | TOMB_Y, out);
+        case MAAT_PYR_SEKHMET: /* with 2-3 seats, what Thoth allows */
+            if (!pyr_may_both(god, st->seats))
+                return write_builds(s, 3, spots,
+                                    OB_X | OB_Y | TOMB_X | TOMB_Y, out);
+            return write_builds(s, 3, spots,
+                                OB_X | OB_Y | TOMB_X | TOMB_Y | BOTH, out);
+        case MAAT_PYR_THOTH:
+            return write_builds(s, 3, spots,
+                                OB_X | OB_Y | TOMB_X | TOMB_Y | BOTH, out);
+        }
+    }
+    int hand_n = s->hand_n < 3 ? s->hand_n : 3;
     int tomb = pyr_may_tomb(god) && s->tomb_n < MAAT_PYR_ROUNDS;
     int ob = pyr_may_obelisk(god) && s->obelisk_n < MAAT_PYR_ROUNDS;
     int both = ob && pyr_may_both(god, st->seats);
@@ -447,24 +470,7 @@ build_actions(const maat_pyr_state *st, const maat_pyr_seat *s,
                (tomb && hand_n >= 3 ? TOMB_Y | (both ? BOTH : 0) : 0);
     if (cap < PYR_MAX_BUILDS) /* a caller's small cap */
         return write_builds_cut(s, hand_n, spots, with, out, cap);
-    /* the God tiles' usual choices (all but Horus's with three cards:
-     * OB_Y and TOMB_Y need them), each its own copy of the loop with the
-     * tests of `with` and the hand size folded away */
-    switch (with) {
-    case 0: /* Horus */
-        return write_builds(s, hand_n, spots, 0, out);
-    case OB_X | OB_Y: /* Khepri */
-        return write_builds(s, 3, spots, OB_X | OB_Y, out);
-    case TOMB_X | TOMB_Y: /* Anubis */
-        return write_builds(s, 3, spots, TOMB_X | TOMB_Y, out);
-    case OB_X | OB_Y | TOMB_X | TOMB_Y: /* Sekhmet, 4-5 seats */
-        return write_builds(s, 3, spots, OB_X | OB_Y | TOMB_X | TOMB_Y, out);
-    case OB_X | OB_Y | TOMB_X | TOMB_Y | BOTH: /* Thoth */
-        return write_builds(s, 3, spots,
-                            OB_X | OB_Y | TOMB_X | TOMB_Y | BOTH, out);
-    default:
-        return write_builds(s, hand_n, spots, with, out);
-    }
+    return write_builds(s, hand_n, spots, with, out);
 }
 
 static int legal_actions(const maat_game *g, maat_action *out, int cap)
@@ -557,11 +563,21 @@ static int refuse_kind(const maat_pyr_state *st, const maat_action *a,
 /* One function per decision, each checking its action and applying it;
  * apply only dispatches to them.  (Kept out of line: inlined into one
  * apply, every decision would pay for the registers and stack of the
- * build's.) */
-#define PYR_APPLY static __attribute__((noinline)) int
+ * build's.)  Each is its body twice over: with an event list, and
+ * without one (a playout's), where every emit folds away and nothing
+ * need live across its calls. */
+#define PYR_BODY static inline __attribute__((always_inline)) int
+#define PYR_APPLY(name, body)                                                \
+    static __attribute__((noinline)) int name(maat_pyr_state *st,            \
+                                              const maat_action *a,          \
+                                              maat_events *ev,               \
+                                              maat_error *err)               \
+    {                                                                        \
+        return ev ? body(st, a, ev, err) : body(st, a, NULL, err);           \
+    }
 
-PYR_APPLY apply_god(maat_pyr_state *st, const maat_action *a,
-                    maat_events *ev, maat_error *err)
+PYR_BODY god_body(maat_pyr_state *st, const maat_action *a,
+                  maat_events *ev, maat_error *err)
 {
     int tile = a->arg[0], me = st->to_move;
     if (!tile_available(st, tile))
@@ -578,9 +594,10 @@ PYR_APPLY apply_god(maat_pyr_state *st, const maat_action *a,
     }
     return MAAT_OK;
 }
+PYR_APPLY(apply_god, god_body)
 
-PYR_APPLY apply_pair(maat_pyr_state *st, const maat_action *a,
-                     maat_events *ev, maat_error *err)
+PYR_BODY pair_body(maat_pyr_state *st, const maat_action *a,
+                   maat_events *ev, maat_error *err)
 {
     int pair = a->arg[0], me = st->to_move;
     maat_pyr_seat *s = &st->seat[me];
@@ -599,6 +616,7 @@ PYR_APPLY apply_pair(maat_pyr_state *st, const maat_action *a,
     st->phase = MAAT_PYR_BUILD;
     return MAAT_OK;
 }
+PYR_APPLY(apply_pair, pair_body)
 
 /* Where `card` first is in the hand as a bit (1, 2 or 4), 0 if nowhere:
  * the fast path below reads the three slots of a full hand at once. */
@@ -609,32 +627,44 @@ static inline unsigned hand_bit(const uint8_t *h, int card)
            << 2;
 }
 
-/* A build from a hand of three cards that check_build would accept, told
- * apart cheaply (else 0: check_build then says why, or accepts it): the
- * cards are different cards of the hand, the spot is free and supported,
- * the God tile allows the tomb and the obelisk and neither is full.
- * Returns the hand slots the build takes, as bits. */
+/* A build from a hand of two or three cards that check_build would
+ * accept, told apart cheaply (else 0: check_build then says why, or
+ * accepts it): the cards are different cards of the hand, the spot is
+ * free and supported, the God tile allows the tomb and the obelisk and
+ * neither is full.  Returns the hand slots the build takes, as bits. */
 static inline unsigned build_fits(const maat_pyr_state *st,
                                   const maat_pyr_seat *s, const maat_action *a)
 {
     int card = a->arg[0], stage = a->arg[1], pos = a->arg[2];
     int tomb = a->arg[3], ob = a->arg[4], god = s->god;
-    if (s->hand_n != 3 || (unsigned)stage >= MAAT_PYR_STAGES ||
-        pos < -MAAT_PYR_POS_OFFSET || pos > MAAT_PYR_POS_OFFSET - stage)
+    unsigned in_hand = s->hand_n == 3 ? 7 : 3; /* slots holding a card */
+    if (s->hand_n < 2 || s->hand_n > 3 ||
+        (unsigned)stage >= MAAT_PYR_STAGES || pos < -MAAT_PYR_POS_OFFSET ||
+        pos > MAAT_PYR_POS_OFFSET - stage)
         return 0;
-    unsigned take = hand_bit(s->hand, card);
-    if (!take || !(spot_mask(s) >> (MAAT_PYR_POSITIONS * stage + pos +
-                                    MAAT_PYR_POS_OFFSET) & 1))
+    unsigned take = hand_bit(s->hand, card) & in_hand;
+    int i = pos + MAAT_PYR_POS_OFFSET;
+    if (!take)
         return 0;
+    if (s->pyramid_n == 0) { /* the first card: the apex of the base */
+        if (stage != 0 || pos != 0)
+            return 0;
+    } else if (stage > 0) { /* free, on two cards (upper_spots, for one cell) */
+        if (s->grid[stage][i] >= 0 || s->grid[stage - 1][i] < 0 ||
+            s->grid[stage - 1][i + 1] < 0)
+            return 0;
+    } else if (!(base_spots(pyr_occupied(s) & PYR_ROW) >> i & 1)) {
+        return 0;
+    }
     if (tomb != -1) {
-        unsigned t = hand_bit(s->hand, tomb);
+        unsigned t = hand_bit(s->hand, tomb) & in_hand;
         if (!t || t == take || !pyr_may_tomb(god) ||
             s->tomb_n >= MAAT_PYR_ROUNDS)
             return 0;
         take |= t;
     }
     if (ob != -1) {
-        unsigned o = hand_bit(s->hand, ob);
+        unsigned o = hand_bit(s->hand, ob) & in_hand;
         if (!o || (o & take) || !pyr_may_obelisk(god) ||
             s->obelisk_n >= MAAT_PYR_ROUNDS ||
             (tomb != -1 && !pyr_may_both(god, st->seats)))
@@ -644,30 +674,12 @@ static inline unsigned build_fits(const maat_pyr_state *st,
     return take;
 }
 
-PYR_APPLY apply_build(maat_pyr_state *st, const maat_action *a,
-                      maat_events *ev, maat_error *err)
+/* The rest of a build once its cards have left the hand. */
+static inline int build_done(maat_pyr_state *st, maat_pyr_seat *s,
+                             const maat_action *a, maat_events *ev)
 {
-    int me = st->to_move;
-    maat_pyr_seat *s = &st->seat[me];
-    int card = a->arg[0], stage = a->arg[1], pos = a->arg[2];
-    unsigned take = build_fits(st, s, a);
-    if (take) {
-        /* the cards left keep their order */
-        int n = 0;
-        for (int i = 0; i < 3; i++)
-            if (!(take >> i & 1))
-                s->hand[n++] = s->hand[i];
-        s->hand_n = (uint8_t)n;
-    } else {
-        int rc = check_build(st, s, a, err);
-        if (rc)
-            return rc;
-        hand_remove(s, card);
-        if (a->arg[3] >= 0)
-            hand_remove(s, a->arg[3]);
-        if (a->arg[4] >= 0)
-            hand_remove(s, a->arg[4]);
-    }
+    int me = st->to_move, card = a->arg[0], stage = a->arg[1];
+    int pos = a->arg[2];
     s->grid[stage][pos + MAAT_PYR_POS_OFFSET] = (int8_t)card;
     s->pyramid_n++;
     emit(ev, MAAT_PYR_EV_PYRAMID, me, card, stage, pos);
@@ -683,8 +695,43 @@ PYR_APPLY apply_build(maat_pyr_state *st, const maat_action *a,
     return MAAT_OK;
 }
 
-PYR_APPLY apply_keep(maat_pyr_state *st, const maat_action *a,
-                     maat_events *ev, maat_error *err)
+/* Any other build: check_build says what is wrong, or accepts it. */
+static __attribute__((noinline)) int
+build_checked(maat_pyr_state *st, const maat_action *a, maat_events *ev,
+              maat_error *err)
+{
+    maat_pyr_seat *s = &st->seat[st->to_move];
+    int rc = check_build(st, s, a, err);
+    if (rc)
+        return rc;
+    hand_remove(s, a->arg[0]);
+    if (a->arg[3] >= 0)
+        hand_remove(s, a->arg[3]);
+    if (a->arg[4] >= 0)
+        hand_remove(s, a->arg[4]);
+    return build_done(st, s, a, ev);
+}
+
+PYR_BODY build_body(maat_pyr_state *st, const maat_action *a,
+                    maat_events *ev, maat_error *err)
+{
+    maat_pyr_seat *s = &st->seat[st->to_move];
+    unsigned take = build_fits(st, s, a);
+    if (!take)
+        return build_checked(st, a, ev, err);
+    /* the cards left keep their order: per slots taken, the slots left */
+    static const uint8_t left[8][2] = {{0, 1}, {1, 2}, {0, 2}, {2, 2},
+                                       {0, 1}, {1, 1}, {0, 0}, {0, 0}};
+    uint8_t h0 = s->hand[left[take][0]], h1 = s->hand[left[take][1]];
+    s->hand[0] = h0;
+    s->hand[1] = h1;
+    s->hand_n = (uint8_t)(s->hand_n - bits_set(take));
+    return build_done(st, s, a, ev);
+}
+PYR_APPLY(apply_build, build_body)
+
+PYR_BODY keep_body(maat_pyr_state *st, const maat_action *a,
+                   maat_events *ev, maat_error *err)
 {
     int keep = a->arg[0], me = st->to_move;
     maat_pyr_seat *s = &st->seat[me];
@@ -703,6 +750,7 @@ PYR_APPLY apply_keep(maat_pyr_state *st, const maat_action *a,
     next_keep(st, ev);
     return MAAT_OK;
 }
+PYR_APPLY(apply_keep, keep_body)
 
 static int apply(maat_game *g, const maat_action *a, maat_events *ev,
                  maat_error *err)
