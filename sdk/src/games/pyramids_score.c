@@ -75,13 +75,16 @@ static inline void join_halves(stones *g, int left, int left_n, int right,
         join(g, left + 2, right);
 }
 
-/* maat_pyr_groups; static, like obelisk_points, so that scoring calls it
- * directly rather than through the shared library's PLT.  The cards are
- * visited stage by stage, left to right, as the bits of the occupied
- * cells (bit 7 * stage + i), so only the cards there cost anything. */
-static void groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
-                   int largest[MAAT_PYR_COLOURS])
+/* maat_pyr_groups, and the number of pyramid cards with the pyramid
+ * glyph (scoring's, counted on the way); static, like obelisk_points, so
+ * that scoring calls it directly rather than through the shared
+ * library's PLT.  The cards are visited stage by stage, left to right, as
+ * the bits of the occupied cells (bit 7 * stage + i), so only the cards
+ * there cost anything. */
+static int groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
+                  int largest[MAAT_PYR_COLOURS])
 {
+    int glyphs = 0; /* pyramid cards with the pyramid glyph, for scoring */
     stones g;
     /* first stone and stone count of the card at each occupied cell */
     uint8_t first[PYR_CELLS], count[PYR_CELLS];
@@ -94,6 +97,7 @@ static void groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
             int i = __builtin_ctz(m), b = MAAT_PYR_POSITIONS * stage + i;
             const maat_pyr_card *c = &d->card[s->grid[stage][i]];
             int f = n, ns = c->n_stones;
+            glyphs += c->glyph == MAAT_PYR_GLYPH_PYRAMID;
             first[b] = (uint8_t)f;
             count[b] = (uint8_t)ns;
             /* the card's stones; neighbours of one colour are one group
@@ -132,6 +136,7 @@ static void groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
     /* a colour whose stones never joined: groups of one */
     for (int c = 0; c < MAAT_PYR_COLOURS; c++)
         largest[c] = g.largest[c] ? g.largest[c] : (int)(present >> c & 1);
+    return glyphs;
 }
 
 void maat_pyr_groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
@@ -140,21 +145,39 @@ void maat_pyr_groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
     groups(d, s, largest);
 }
 
-static int obelisk_points(const maat_pyr_deck *d, const maat_pyr_seat *s)
+/* The colours a card shows (bit c), and its stones per colour, one byte
+ * per colour in a word. */
+static inline unsigned card_shows(const maat_pyr_card *card, uint64_t *per)
+{
+    unsigned shows = 0;
+    for (int j = 0; j < card->n_stones; j++)
+        if (card->stone[j] < MAAT_PYR_COLOURS) {
+            shows |= 1u << card->stone[j];
+            *per += 1ull << 8 * card->stone[j];
+        }
+    return shows;
+}
+
+/* A bit per colour spread to the low bit of its byte. */
+static inline uint64_t colour_bytes(unsigned bits)
+{
+    return (uint64_t)(bits & 1) | (uint64_t)(bits & 2) << 7 |
+           (uint64_t)(bits & 4) << 14 | (uint64_t)(bits & 8) << 21 |
+           (uint64_t)(bits & 16) << 28;
+}
+
+/* Obelisk points; *glyphs counts its cards with the obelisk glyph. */
+static int obelisk_points(const maat_pyr_deck *d, const maat_pyr_seat *s,
+                          int *glyphs)
 {
     static const int table[6] = {0, 1, 3, 6, 10, 15};
     /* cards showing each colour, one byte per colour: each card adds 1 to
      * the byte of every colour it shows, however many stones of it */
-    uint64_t k = 0;
+    uint64_t k = 0, stones = 0;
     for (int i = 0; i < s->obelisk_n; i++) {
         const maat_pyr_card *card = &d->card[s->obelisk[i]];
-        unsigned shows = 0;
-        for (int j = 0; j < card->n_stones; j++)
-            if (card->stone[j] < MAAT_PYR_COLOURS)
-                shows |= 1u << card->stone[j];
-        k += (uint64_t)(shows & 1) | (uint64_t)(shows & 2) << 7 |
-             (uint64_t)(shows & 4) << 14 | (uint64_t)(shows & 8) << 21 |
-             (uint64_t)(shows & 16) << 28;
+        *glyphs += card->glyph == MAAT_PYR_GLYPH_OBELISK;
+        k += colour_bytes(card_shows(card, &stones));
     }
     int best = 0;
     for (int c = 0; c < MAAT_PYR_COLOURS; c++) {
@@ -166,44 +189,33 @@ static int obelisk_points(const maat_pyr_deck *d, const maat_pyr_seat *s)
 
 int maat_pyr_obelisk_points(const maat_pyr_deck *d, const maat_pyr_seat *s)
 {
-    return obelisk_points(d, s);
+    int glyphs = 0;
+    return obelisk_points(d, s, &glyphs);
 }
 
-/* Stones of each colour in the seat's tomb. */
-static void tomb_stones(const maat_pyr_deck *d, const maat_pyr_seat *s,
-                        int n[MAAT_PYR_COLOURS])
+/* Stones of each colour in the seat's tomb, a byte per colour (at most
+ * 10 cards of 3); *glyphs counts its cards with the tomb glyph. */
+static uint64_t tomb_stones(const maat_pyr_deck *d, const maat_pyr_seat *s,
+                            int *glyphs)
 {
-    memset(n, 0, sizeof(int) * MAAT_PYR_COLOURS);
+    uint64_t n = 0;
     for (int i = 0; i < s->tomb_n; i++) {
         const maat_pyr_card *c = &d->card[s->tomb[i]];
-        for (int j = 0; j < c->n_stones; j++)
-            if (c->stone[j] < MAAT_PYR_COLOURS)
-                n[c->stone[j]]++;
+        *glyphs += c->glyph == MAAT_PYR_GLYPH_TOMB;
+        card_shows(c, &n);
     }
-}
-
-static int glyph_points(const maat_pyr_deck *d, const maat_pyr_seat *s)
-{
-    int n = 0;
-    const int8_t *cell = &s->grid[0][0];
-    for (uint32_t m = pyr_occupied(s); m; m &= m - 1)
-        n += d->card[cell[__builtin_ctz(m)]].glyph == MAAT_PYR_GLYPH_PYRAMID;
-    for (int i = 0; i < s->obelisk_n; i++)
-        n += d->card[s->obelisk[i]].glyph == MAAT_PYR_GLYPH_OBELISK;
-    for (int i = 0; i < s->tomb_n; i++)
-        n += d->card[s->tomb[i]].glyph == MAAT_PYR_GLYPH_TOMB;
-    return 2 * n;
+    return n;
 }
 
 void maat_pyr_score_all(const maat_pyr_state *st, maat_score *out)
 {
     const maat_pyr_deck *d = st->deck;
-    int tomb[MAAT_PYR_MAX_SEATS][MAAT_PYR_COLOURS];
+    uint64_t tomb[MAAT_PYR_MAX_SEATS];
     for (int i = 0; i < st->seats; i++) {
         const maat_pyr_seat *s = &st->seat[i];
-        tomb_stones(d, s, tomb[i]);
-        int L[MAAT_PYR_COLOURS], sum = 0, max = 0, all3 = 1;
-        groups(d, s, L);
+        int L[MAAT_PYR_COLOURS], sum = 0, max = 0, all3 = 1, glyphs;
+        glyphs = groups(d, s, L);
+        tomb[i] = tomb_stones(d, s, &glyphs);
         for (int c = 0; c < MAAT_PYR_COLOURS; c++) {
             sum += L[c];
             max = L[c] > max ? L[c] : max;
@@ -213,13 +225,13 @@ void maat_pyr_score_all(const maat_pyr_state *st, maat_score *out)
         out[i].part[MAAT_PYR_S_GROUPS] = sum;
         out[i].part[MAAT_PYR_S_LARGEST] = max;
         out[i].part[MAAT_PYR_S_BONUS] = all3 ? 10 : 0;
-        out[i].part[MAAT_PYR_S_OBELISK] = obelisk_points(d, s);
-        out[i].part[MAAT_PYR_S_GLYPHS] = glyph_points(d, s);
+        out[i].part[MAAT_PYR_S_OBELISK] = obelisk_points(d, s, &glyphs);
+        out[i].part[MAAT_PYR_S_GLYPHS] = 2 * glyphs;
     }
     for (int c = 0; c < MAAT_PYR_COLOURS; c++) {
         int best = 0, holder = -1;
         for (int i = 0; i < st->seats; i++) {
-            int n = tomb[i][c];
+            int n = (int)(tomb[i] >> 8 * c & 0xff);
             if (n > best) {
                 best = n;
                 holder = i;
