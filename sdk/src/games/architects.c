@@ -235,17 +235,99 @@ static void put(maat_action *out, int cap, int *n, int kind, int a0, int a1,
     (*n)++;
 }
 
+/* The PLACE and SMALL lists, the long ones (~780 actions a 4-seat game),
+ * written as four 8-byte words an action (maat_kit_put_pairs), all but
+ * one the same for the whole list, from the free spaces as bits: a large
+ * or small space is free when its byte is -1 (maat_kit_signs16).  Only
+ * with room for the longest list; a caller's small cap takes the loops
+ * of legal_actions. */
+#define ARC_MAX_PLACES (2 * MAAT_ARC_MAX_SPACES)
+#define ARC_MAX_SMALLS (MAAT_ARC_MAX_SMALLSP + 1)
+
+static __attribute__((noinline)) int
+write_places(const maat_arc_state *st, const maat_arc_seat *s,
+             maat_action *out)
+{
+    const maat_arc_board *b = st->board;
+    uint32_t free = maat_kit_signs16(s->large) |
+                    maat_kit_signs16(s->large + 16) << 16;
+    if (b->n_large < MAAT_ARC_MAX_SPACES)
+        free &= (1u << b->n_large) - 1;
+    const uint64_t head = maat_kit_pair(MAAT_ARC_PLACE, st->taken),
+                   unturned = maat_kit_pair(0, -1),
+                   turned = maat_kit_pair(1, -1), none = maat_kit_pair(-1, -1);
+    char *o = (char *)out;
+    if (may_rotate(st->stones, st->taken)) {
+        for (; free; free &= free - 1, o += 2 * sizeof(maat_action)) {
+            int i = __builtin_ctz(free);
+            uint64_t at = maat_kit_pair(b->space_level[i], b->space_pos[i]);
+            maat_kit_put_pairs(o, head, at, unturned, none);
+            maat_kit_put_pairs(o + sizeof(maat_action), head, at, turned,
+                               none);
+        }
+    } else {
+        for (; free; free &= free - 1, o += sizeof(maat_action)) {
+            int i = __builtin_ctz(free);
+            uint64_t at = maat_kit_pair(b->space_level[i], b->space_pos[i]);
+            maat_kit_put_pairs(o, head, at, unturned, none);
+        }
+    }
+    return (int)((o - (char *)out) / (int)sizeof(maat_action));
+}
+
+static __attribute__((noinline)) int
+write_smalls(const maat_arc_state *st, const maat_arc_seat *s,
+             maat_action *out)
+{
+    int spaces = maat_arc_n_small_spaces(st->board);
+    uint32_t free = maat_kit_signs16(s->small);
+    if (spaces < MAAT_ARC_MAX_SMALLSP)
+        free &= (1u << spaces) - 1;
+    const uint64_t head = maat_kit_pair(MAAT_ARC_SMALL, s->hand[0]),
+                   none = maat_kit_pair(-1, -1);
+    char *o = (char *)out;
+    for (; free; free &= free - 1, o += sizeof(maat_action)) {
+        int k = __builtin_ctz(free);
+        maat_kit_put_pairs(o, head, maat_kit_pair(k / 2 + 1, k % 2), none,
+                           none);
+    }
+    /* the collection last */
+    maat_kit_put_pairs(o, head, maat_kit_pair(0, -1), none, none);
+    return (int)((o - (char *)out) / (int)sizeof(maat_action)) + 1;
+}
+
+/* TAKE: the common board's stones (space 0 always, the others with a
+ * small stone to pay); CARD: the face-up cards.  At most 8 each. */
+static __attribute__((noinline)) int
+write_takes(const maat_arc_state *st, const maat_arc_seat *s,
+            maat_action *out)
+{
+    uint32_t there = ~maat_kit_signs8(st->common) & 0xFF;
+    int spaces = st->board->common;
+    if (spaces < MAAT_ARC_MAX_COMMON)
+        there &= (1u << spaces) - 1;
+    if (s->n_hand == 0)
+        there &= 1;
+    const uint64_t none = maat_kit_pair(-1, -1);
+    char *o = (char *)out;
+    for (; there; there &= there - 1, o += sizeof(maat_action))
+        maat_kit_put_pairs(o, maat_kit_pair(MAAT_ARC_TAKE,
+                                            __builtin_ctz(there)),
+                           none, none, none);
+    return (int)((o - (char *)out) / (int)sizeof(maat_action));
+}
+
 /* Order: TAKE by space; PLACE by space (level, then position), unrotated
  * first; SMALL by small space (level, left before right), the collection
- * last; CARD by face-up slot. */
-static int legal_actions(const maat_game *g, maat_action *out, int cap)
+ * last; CARD by face-up slot.  Every list, cut at cap: the writers above
+ * do the same with room for all (kept out of line, like this one, so
+ * that legal_actions only dispatches). */
+static __attribute__((noinline)) int
+legal_capped(const maat_arc_state *st, maat_action *out, int cap)
 {
-    const maat_arc_state *st = &g->st;
     const maat_arc_board *b = st->board;
-    int n = 0;
-    if (st->phase == MAAT_ARC_OVER)
-        return 0;
     const maat_arc_seat *s = &st->seat[st->to_move];
+    int n = 0;
     switch (st->phase) {
     case MAAT_ARC_TAKE:
         for (int i = 0; i < b->common; i++)
@@ -275,6 +357,29 @@ static int legal_actions(const maat_game *g, maat_action *out, int cap)
         break;
     }
     return n;
+}
+
+static int legal_actions(const maat_game *g, maat_action *out, int cap)
+{
+    const maat_arc_state *st = &g->st;
+    if (st->phase == MAAT_ARC_OVER)
+        return 0;
+    const maat_arc_seat *s = &st->seat[st->to_move];
+    switch (st->phase) {
+    case MAAT_ARC_TAKE:
+        if (cap >= MAAT_ARC_MAX_COMMON)
+            return write_takes(st, s, out);
+        break;
+    case MAAT_ARC_PLACE:
+        if (cap >= ARC_MAX_PLACES)
+            return write_places(st, s, out);
+        break;
+    case MAAT_ARC_SMALL:
+        if (cap >= ARC_MAX_SMALLS)
+            return write_smalls(st, s, out);
+        break;
+    }
+    return legal_capped(st, out, cap);
 }
 
 static int check(const maat_arc_state *st, const maat_action *a,

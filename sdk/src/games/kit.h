@@ -26,6 +26,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#if defined(__SSE2__) && !defined(MAAT_KIT_NO_VECTOR)
+#include <emmintrin.h>
+#endif
 
 #include "maat/game.h"
 #include "wire.h"
@@ -125,6 +129,89 @@ maat_game *maat_kit_determinize_end(const maat_rules *r, maat_game *g,
     .encode_action = kit_encode_action, .decode_action = kit_decode_action,  \
     .encode_event = kit_encode_event, .wire_actions = &(actions),            \
     .wire_events = &(events)
+
+/* ---- writing legal lists ------------------------------------------------
+ * A maat_action is 32 bytes: two quads of int32, (kind, arg0, arg1, arg2)
+ * and (arg3 .. arg6).  A legal list written a quad at a time costs two
+ * stores an action: with the gcc/clang vector extension a quad is one
+ * SSE/NEON register and one 16-byte store; elsewhere a plain struct.
+ * (-DMAAT_KIT_NO_VECTOR builds the plain forms here and below, to test
+ * them on a machine that has the others.) */
+#if defined(__GNUC__) && !defined(MAAT_KIT_NO_VECTOR)
+typedef int32_t maat_kit_quad __attribute__((vector_size(16)));
+#define MAAT_KIT_QUAD(a, b, c, d) {a, b, c, d}
+static inline maat_kit_quad maat_kit_quad_or(maat_kit_quad x, maat_kit_quad y)
+{
+    return x | y;
+}
+#else
+typedef struct maat_kit_quad {
+    int32_t v[4];
+} maat_kit_quad;
+#define MAAT_KIT_QUAD(a, b, c, d) {{a, b, c, d}}
+static inline maat_kit_quad maat_kit_quad_or(maat_kit_quad x, maat_kit_quad y)
+{
+    for (int i = 0; i < 4; i++)
+        x.v[i] |= y.v[i];
+    return x;
+}
+#endif
+
+static inline maat_kit_quad maat_kit_quad_of(int32_t a, int32_t b, int32_t c,
+                                             int32_t d)
+{
+    const maat_kit_quad q = MAAT_KIT_QUAD(a, b, c, d);
+    return q;
+}
+
+/* Two consecutive int32 of an action (kind and arg0, or two args) as one
+ * 64-bit word laid out as they lie in memory: a list whose actions share
+ * most of their args is written as four 8-byte stores of mostly constant
+ * words. */
+static inline uint64_t maat_kit_pair(int32_t first, int32_t second)
+{
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    return (uint64_t)(uint32_t)first << 32 | (uint32_t)second;
+#else
+    return (uint32_t)first | (uint64_t)(uint32_t)second << 32;
+#endif
+}
+
+/* The action (kind, args) given as four pairs, at the byte address o. */
+static inline void maat_kit_put_pairs(char *o, uint64_t kind_a0,
+                                      uint64_t a1_a2, uint64_t a3_a4,
+                                      uint64_t a5_a6)
+{
+    memcpy(o, &kind_a0, 8);
+    memcpy(o + 8, &a1_a2, 8);
+    memcpy(o + 16, &a3_a4, 8);
+    memcpy(o + 24, &a5_a6, 8);
+}
+
+/* The sign bits of the 8 / 16 bytes at p, bit j for byte j: which int8
+ * slots hold -1 (empty), in a few instructions -- SSE2's byte-sign gather
+ * on every x86-64; elsewhere eight at a time by a multiply (byte j's sign
+ * moves to bit 8j, then the multiply moves bit 8j to bit 56 + j with no
+ * carries: each (byte, multiplier bit) pair lands on its own bit). */
+static inline uint32_t maat_kit_signs8(const void *p)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof w);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w); /* byte j at bits 8j..8j+7 */
+#endif
+    return (uint32_t)((((w >> 7) & 0x0101010101010101ull) *
+                       0x0102040810204080ull) >> 56);
+}
+
+static inline uint32_t maat_kit_signs16(const void *p)
+{
+#if defined(__SSE2__) && !defined(MAAT_KIT_NO_VECTOR)
+    return (uint32_t)_mm_movemask_epi8(_mm_loadu_si128((const __m128i *)p));
+#else
+    return maat_kit_signs8(p) | maat_kit_signs8((const char *)p + 8) << 8;
+#endif
+}
 
 /* ---- setup: options and component files ---------------------------------- */
 

@@ -304,44 +304,18 @@ static void put(maat_action *out, int cap, int *n, int kind, int a0, int a1,
  * which ones depending only on the God tile (and the tomb and obelisk not
  * being full) and the hand size: decided once per call.  This is the hot
  * loop of every random playout, so an action is written as two quads of
- * int32 (pyr_quad): its head (kind, card, stage, pos), made per card and
- * spot from two quads made in advance, and its tail (tomb, obelisk, -1,
- * -1), one per choice, made per card; with the vector extension each quad
- * is one 16-byte store.  The choices are spelt out per God tile (`with`
- * a constant in each copy of the loop), so the tails stay in registers. */
-
-#if defined(__GNUC__) /* gcc and clang: one SSE/NEON register */
-typedef int32_t pyr_quad __attribute__((vector_size(16)));
-#define QUAD(a, b, c, d) {a, b, c, d}
-static inline pyr_quad quad_or(pyr_quad x, pyr_quad y)
-{
-    return x | y;
-}
-#else
-typedef struct pyr_quad {
-    int32_t v[4];
-} pyr_quad;
-#define QUAD(a, b, c, d) {{a, b, c, d}}
-static inline pyr_quad quad_or(pyr_quad x, pyr_quad y)
-{
-    for (int i = 0; i < 4; i++)
-        x.v[i] |= y.v[i];
-    return x;
-}
-#endif
-
-static inline pyr_quad quad(int32_t a, int32_t b, int32_t c, int32_t d)
-{
-    const pyr_quad q = QUAD(a, b, c, d);
-    return q;
-}
+ * int32 (maat_kit_quad, kit.h): its head (kind, card, stage, pos), made
+ * per card and spot from two quads made in advance, and its tail (tomb,
+ * obelisk, -1, -1), one per choice, made per card.  The choices are spelt
+ * out per God tile (`with` a constant in each copy of the loop), so the
+ * tails stay in registers. */
 
 /* The second half of a build action's head per cell: (0, 0, stage, pos). */
-#define SPOT(b) QUAD(0, 0, (b) / 7, (b) % 7 - MAAT_PYR_POS_OFFSET)
+#define SPOT(b) MAAT_KIT_QUAD(0, 0, (b) / 7, (b) % 7 - MAAT_PYR_POS_OFFSET)
 #define SPOT7(r) SPOT(7 * (r)), SPOT(7 * (r) + 1), SPOT(7 * (r) + 2),       \
                  SPOT(7 * (r) + 3), SPOT(7 * (r) + 4), SPOT(7 * (r) + 5),   \
                  SPOT(7 * (r) + 6)
-static const pyr_quad spot_quad[MAAT_PYR_STAGES * MAAT_PYR_POSITIONS] = {
+static const maat_kit_quad spot_quad[MAAT_PYR_STAGES * MAAT_PYR_POSITIONS] = {
     SPOT7(0), SPOT7(1), SPOT7(2), SPOT7(3)};
 
 /* What a build may add to the pyramid card: bit 0 obelisk x, 1 obelisk
@@ -350,22 +324,22 @@ enum { OB_X = 1, OB_Y = 2, TOMB_X = 4, TOMB_Y = 8, BOTH = 16 };
 
 /* The choices' tails for `card` for the pyramid, x and y the other cards;
  * returns how many. */
-static inline int tails_of(pyr_quad tail[7], int32_t x, int32_t y, int with)
+static inline int tails_of(maat_kit_quad tail[7], int32_t x, int32_t y, int with)
 {
     int ne = 0;
-    tail[ne++] = quad(-1, -1, -1, -1);
+    tail[ne++] = maat_kit_quad_of(-1, -1, -1, -1);
     if (with & OB_X)
-        tail[ne++] = quad(-1, x, -1, -1);
+        tail[ne++] = maat_kit_quad_of(-1, x, -1, -1);
     if (with & OB_Y)
-        tail[ne++] = quad(-1, y, -1, -1);
+        tail[ne++] = maat_kit_quad_of(-1, y, -1, -1);
     if (with & TOMB_X)
-        tail[ne++] = quad(x, -1, -1, -1);
+        tail[ne++] = maat_kit_quad_of(x, -1, -1, -1);
     if (with & BOTH)
-        tail[ne++] = quad(x, y, -1, -1);
+        tail[ne++] = maat_kit_quad_of(x, y, -1, -1);
     if (with & TOMB_Y)
-        tail[ne++] = quad(y, -1, -1, -1);
+        tail[ne++] = maat_kit_quad_of(y, -1, -1, -1);
     if (with & BOTH)
-        tail[ne++] = quad(y, x, -1, -1);
+        tail[ne++] = maat_kit_quad_of(y, x, -1, -1);
     return ne;
 }
 
@@ -389,18 +363,18 @@ write_builds(const maat_pyr_seat *s, int hand_n, uint32_t spots, int with,
              maat_action *out)
 {
     int32_t h[3] = {s->hand[0], s->hand[1], s->hand[2]};
-    pyr_quad head[3], tail[3][7];
+    maat_kit_quad head[3], tail[3][7];
     int ne = tails_of(tail[0], h[1], h[2], with);
     tails_of(tail[1], h[0], h[2], with);
     tails_of(tail[2], h[0], h[1], with);
     for (int c = 0; c < 3; c++)
-        head[c] = quad(MAAT_PYR_BUILD, h[c], 0, 0);
+        head[c] = maat_kit_quad_of(MAAT_PYR_BUILD, h[c], 0, 0);
     int step = bits_set(spots) * ne;
     char *o = (char *)out;
     for (uint32_t m = spots; m; m &= m - 1) {
-        const pyr_quad sq = spot_quad[__builtin_ctz(m)];
+        const maat_kit_quad sq = spot_quad[__builtin_ctz(m)];
         for (int c = 0; c < hand_n; c++) {
-            pyr_quad hq = quad_or(head[c], sq);
+            maat_kit_quad hq = maat_kit_quad_or(head[c], sq);
             char *a = o + sizeof(maat_action) * (size_t)(c * step);
             for (int e = 0; e < ne; e++) {
                 memcpy(a + sizeof(maat_action) * (size_t)e, &hq, sizeof hq);

@@ -5,9 +5,6 @@
 #define MAAT_PYRAMIDS_INTERNAL_H
 
 #include <string.h>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include "maat/internal/pyramids.h"
 #include "kit.h"
@@ -93,44 +90,14 @@ int pyr_tile_available(const maat_pyr_state *st, int tile);
 /* A seat's pyramid as a bit mask: bit 7 * stage + i stands for
  * grid[stage][i] (position i - 3), set when a card is there.  The 28
  * cells are 28 contiguous bytes and a cell is empty when its byte is
- * negative, so the mask is their sign bits: with SSE2 (every x86-64) two
- * byte-sign gathers of 16 bytes, the second starting at byte 12 (bytes
- * 12..15 are gathered twice, to the same bits); elsewhere gathered eight
- * at a time by a multiply (byte j's sign moves to bit 8j, then the
- * multiply moves bit 8j to bit 56 + j with no carries: each (byte,
- * multiplier bit) pair lands on its own bit), or one by one. */
+ * negative, so the mask is their sign bits (maat_kit_signs16): of bytes
+ * 0..15 and 12..27 (bytes 12..15 are gathered twice, to the same bits). */
 #define PYR_CELL_MASK ((1u << (MAAT_PYR_STAGES * MAAT_PYR_POSITIONS)) - 1)
-
-static inline uint32_t pyr_sign_bits(uint64_t w)
-{
-    return (uint32_t)((((w >> 7) & 0x0101010101010101ull) *
-                       0x0102040810204080ull) >> 56);
-}
 
 static inline uint32_t pyr_occupied(const maat_pyr_seat *s)
 {
-    uint32_t empty = 0;
-#if defined(__SSE2__)
     const char *g = (const char *)s->grid;
-    __m128i lo = _mm_loadu_si128((const __m128i *)(const void *)g);
-    __m128i hi = _mm_loadu_si128((const __m128i *)(const void *)(g + 12));
-    empty = (uint32_t)_mm_movemask_epi8(lo) |
-            (uint32_t)_mm_movemask_epi8(hi) << 12;
-#elif defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-    uint64_t w0, w1, w2;
-    uint32_t w3;
-    const char *g = (const char *)s->grid;
-    memcpy(&w0, g, 8);
-    memcpy(&w1, g + 8, 8);
-    memcpy(&w2, g + 16, 8);
-    memcpy(&w3, g + 24, 4);
-    empty = pyr_sign_bits(w0) | pyr_sign_bits(w1) << 8 |
-            pyr_sign_bits(w2) << 16 | pyr_sign_bits(w3) << 24;
-#else
-    const int8_t *g = &s->grid[0][0];
-    for (int i = 0; i < MAAT_PYR_STAGES * MAAT_PYR_POSITIONS; i++)
-        empty |= (uint32_t)(g[i] < 0) << i;
-#endif
+    uint32_t empty = maat_kit_signs16(g) | maat_kit_signs16(g + 12) << 12;
     return ~empty & PYR_CELL_MASK;
 }
 
