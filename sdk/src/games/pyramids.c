@@ -693,13 +693,16 @@ PYR_BODY build_body(maat_pyr_state *st, const maat_action *a,
     unsigned take = build_fits(st, s, a);
     if (!take)
         return build_checked(st, a, ev, err);
-    /* the cards left keep their order: per slots taken, the slots left */
-    static const uint8_t left[8][2] = {{0, 1}, {1, 2}, {0, 2}, {2, 2},
-                                       {0, 1}, {1, 1}, {0, 0}, {0, 0}};
-    uint8_t h0 = s->hand[left[take][0]], h1 = s->hand[left[take][1]];
+    /* the cards left keep their order: per slots taken, the slots left
+     * and how many were taken */
+    static const uint8_t left[8][3] = {{0, 1, 0}, {1, 2, 1}, {0, 2, 1},
+                                       {2, 2, 2}, {0, 1, 1}, {1, 1, 2},
+                                       {0, 0, 2}, {0, 0, 3}};
+    const uint8_t *l = left[take];
+    uint8_t h0 = s->hand[l[0]], h1 = s->hand[l[1]];
     s->hand[0] = h0;
     s->hand[1] = h1;
-    s->hand_n = (uint8_t)(s->hand_n - bits_set(take));
+    s->hand_n = (uint8_t)(s->hand_n - l[2]);
     return build_done(st, s, a, ev);
 }
 PYR_APPLY(apply_build, build_body)
