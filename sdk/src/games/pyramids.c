@@ -324,7 +324,8 @@ enum { OB_X = 1, OB_Y = 2, TOMB_X = 4, TOMB_Y = 8, BOTH = 16 };
 
 /* The choices' tails for `card` for the pyramid, x and y the other cards;
  * returns how many. */
-static inline int tails_of(maat_kit_quad tail[7], int32_t x, int32_t y, int with)
+static inline int tails_of(maat_kit_quad tail[7], int32_t x, int32_t y,
+                           int with)
 {
     int ne = 0;
     tail[ne++] = maat_kit_quad_of(-1, -1, -1, -1);
@@ -442,8 +443,13 @@ build_actions(const maat_pyr_state *st, const maat_pyr_seat *s,
                (ob && hand_n >= 3 ? OB_Y : 0) |
                (tomb && hand_n >= 2 ? TOMB_X : 0) |
                (tomb && hand_n >= 3 ? TOMB_Y | (both ? BOTH : 0) : 0);
-    if (cap < PYR_MAX_BUILDS) /* a caller's small cap */
-        return write_builds_cut(s, hand_n, spots, with, out, cap);
+    if (cap < PYR_MAX_BUILDS) { /* a caller's small cap: is it enough? */
+        int ne = 1 + bits_set((uint32_t)with & (OB_X | OB_Y | TOMB_X |
+                                                TOMB_Y)) +
+                 (with & BOTH ? 2 : 0);
+        if (hand_n * bits_set(spots) * ne > cap)
+            return write_builds_cut(s, hand_n, spots, with, out, cap);
+    }
     return write_builds(s, hand_n, spots, with, out);
 }
 
@@ -623,7 +629,7 @@ static inline unsigned build_fits(const maat_pyr_state *st,
     if (s->pyramid_n == 0) { /* the first card: the apex of the base */
         if (stage != 0 || pos != 0)
             return 0;
-    } else if (stage > 0) { /* free, on two cards (upper_spots, for one cell) */
+    } else if (stage > 0) { /* free, on two cards (upper_spots' test) */
         if (s->grid[stage][i] >= 0 || s->grid[stage - 1][i] < 0 ||
             s->grid[stage - 1][i + 1] < 0)
             return 0;
