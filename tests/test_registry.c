@@ -31,6 +31,10 @@ int main(void)
     bad.determinize = NULL;
     CHECK(maat_rules_check(&bad, &err) == MAAT_EINVAL &&
           strstr(err.msg, "'determinize'"), "%s", err.msg);
+    bad = *maat_rules_find("pyramix");
+    bad.view_legal_actions = NULL;
+    CHECK(maat_rules_check(&bad, &err) == MAAT_EINVAL &&
+          strstr(err.msg, "'view_legal_actions'"), "%s", err.msg);
     bad = *maat_rules_find("architects");
     bad.max_seats = MAAT_MAX_SEATS + 1;
     CHECK(maat_rules_check(&bad, &err) == MAAT_EINVAL &&

@@ -15,9 +15,10 @@
  *  c) the seat's own observation of that state is byte-identical to the
  *     observation the referee would have sent (encode_observation of the
  *     true game);
- *  d) the legal actions of that state are the referee's list, in order
- *     (the protocol still sends `legal` in version 2; this is the
- *     property that would let it stop).
+ *  d) the legal actions of that state are the referee's list, in order;
+ *  e) view_legal_actions of the events-only view and of the fed view --
+ *     what a version-3 bot plays from, the request carrying no `legal` --
+ *     is the referee's list too, in order, at every request.
  * Messages go through real msgpack bytes, each seat gets the events its
  * visible_to bit allows since its last request, like referee/protocol.c.
  *
@@ -65,8 +66,23 @@ static int same_bytes(const msgpack_sbuffer *a, const msgpack_sbuffer *b)
 }
 
 typedef struct tally {
-    long requests, followed, legal_same;
+    long requests, followed, legal_same, view_legal_same;
 } tally;
+
+/* e): the view's own list against the referee's (n actions). */
+static int view_legal_is(const maat_rules *r, const maat_view *v,
+                         const maat_action *legal, int n, const char *which,
+                         int seats, uint64_t seed, int step, int seat)
+{
+    static maat_action vlegal[MAXA];
+    int m = r->view_legal_actions(v, vlegal, MAXA);
+    int same = n == m && n <= MAXA &&
+               !memcmp(legal, vlegal, sizeof *legal * (size_t)n);
+    CHECK(same, "%s %d seats seed %llu step %d seat %d: view_legal_actions "
+          "of the %s view (%d actions) is not the referee's list (%d)",
+          r->name, seats, (unsigned long long)seed, step, seat, which, m, n);
+    return same;
+}
 
 /* One game: every seat keeps two views, `full` fed like a version-1 bot,
  * `delta` like a version-2 bot. */
@@ -128,6 +144,12 @@ static void play(const maat_rules *r, const maat_setup *setup,
             maat_rng r1, r2;
             maat_rng_seed(&r1, SEED(seed * 31 + (uint64_t)step));
             r2 = r1;
+            int n = r->legal_actions(g, legal, MAXA);
+            t->view_legal_same +=
+                view_legal_is(r, full[s], legal, n, "fed", seats, seed, step,
+                              s) &&
+                view_legal_is(r, delta[s], legal, n, "events-only", seats,
+                              seed, step, s);
             maat_game *a = r->determinize(full[s], &r1, &err);
             CHECK(a != NULL, "determinize full: %s", err.msg);
             maat_game *b = r->determinize(delta[s], &r2, &err);
@@ -147,7 +169,6 @@ static void play(const maat_rules *r, const maat_setup *setup,
                       (unsigned long long)seed, step, s);
                 if (!same_bytes(&x, &ob))
                     failed = 1;
-                int n = r->legal_actions(g, legal, MAXA);
                 int m = r->legal_actions(b, dlegal, MAXA);
                 int same = n == m && n <= MAXA &&
                            !memcmp(legal, dlegal, sizeof *legal * (size_t)n);
@@ -211,8 +232,12 @@ int main(int argc, char **argv)
                 play(r, setup, bot_setup, seats, 1000u * (uint64_t)seats +
                      (uint64_t)i, &t);
         printf("%-10s %ld requests, %ld followed from events alone; legal "
-               "list of the view's state = the referee's in %ld\n", r->name,
-               t.requests, t.followed, t.legal_same);
+               "list of the view's state = the referee's in %ld, "
+               "view_legal_actions (both views) in %ld\n", r->name,
+               t.requests, t.followed, t.legal_same, t.view_legal_same);
+        CHECK(t.view_legal_same == t.requests && t.requests > 0,
+              "%s: view_legal_actions was the referee's list in %ld of %ld "
+              "requests", r->name, t.view_legal_same, t.requests);
         r->setup_destroy(&bot_setup);
         r->setup_destroy(&setup);
     }

@@ -43,7 +43,8 @@ int maat_rules_check(const maat_rules *r, maat_error *err)
     NEED(apply); NEED(scores); NEED(encode_observation); NEED(render);
     NEED(encode_event); NEED(encode_action); NEED(decode_action);
     NEED(setup_decode); NEED(view_new); NEED(view_destroy);
-    NEED(view_update); NEED(determinize); NEED(wire_actions);
+    NEED(view_update); NEED(determinize); NEED(view_legal_actions);
+    NEED(wire_actions);
     NEED(wire_events);
 #undef NEED
     if (missing)

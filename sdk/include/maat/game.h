@@ -200,6 +200,17 @@ typedef struct maat_rules {
      * has no observation yet or is inconsistent. */
     maat_game *(*determinize)(const maat_view *v, maat_rng *rng,
                               maat_error *err);
+    /* The legal actions of the view's current decision: legal_actions'
+     * contract (up to cap written, the total returned, 0 once the game is
+     * over), and exactly legal_actions' list on the true state, in its
+     * order -- which lets protocol version 3 leave the list out of
+     * requests (tests/test_view_delta.c checks it over random games).
+     * Worked out from what the view holds, without sampling the hidden
+     * information, so a bot may call it every decision.  The decision
+     * must be the view's own seat's (another seat's may depend on what
+     * this seat cannot see): else, or without an observation to start
+     * from, -1. */
+    int (*view_legal_actions)(const maat_view *v, maat_action *out, int cap);
 
     /* The declarations the entries above encode and decode actions and
      * events from (one per kind: fields, types, ranges, who sees them);

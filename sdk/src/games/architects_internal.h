@@ -22,10 +22,15 @@ struct maat_game {
 };
 
 /* The view (architects_view.c): the latest observation is everything
- * (kept up to date from the events between observations). */
+ * (kept up to date from the events between observations).  Its state is
+ * also a game's, so the rules' legal_actions reads it as it is
+ * (arc_view_legal_actions). */
 struct maat_view {
     maat_kit_view kit;
-    maat_arc_state obs;
+    union {
+        maat_arc_state obs;
+        struct maat_game as_game;
+    };
     int card_open; /* following events: a card's draws may go on */
 };
 
@@ -111,6 +116,8 @@ int arc_encode_observation(const maat_game *g, int seat, msgpack_packer *pk);
 /* view: the bot side of hidden information (architects_view.c) */
 int arc_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err);
+int arc_view_legal_actions(const maat_view *v, maat_action *out, int cap);
+#define MAAT_KIT_VIEW_LEGAL arc_view_legal_actions
 maat_game *arc_determinize(const maat_view *v, maat_rng *rng,
                            maat_error *err);
 

@@ -591,6 +591,18 @@ static int unseen(const uint8_t *mark, int n, uint8_t *out, maat_rng *rng)
     return k;
 }
 
+/* The rules' own legal_actions on the view's state, as it is: every
+ * piece a decision chooses from is public (the common spaces, the stone
+ * taken, the pyramid's free spaces, the hand, the face-up cards); only
+ * the order of the supply, the bag and the pile is hidden. */
+int arc_view_legal_actions(const maat_view *v, maat_action *out, int cap)
+{
+    if (!v->kit.has_observation ||
+        (v->obs.phase != MAAT_ARC_OVER && v->obs.to_move != v->kit.seat))
+        return -1;
+    return maat_architects_rules.legal_actions(&v->as_game, out, cap);
+}
+
 maat_game *arc_determinize(const maat_view *v, maat_rng *rng,
                            maat_error *err)
 {

@@ -16,8 +16,8 @@
  * (wire.h), into its rules table; the module writes the rest: setup_new
  * (with the kit's option check and component reader), game_new, decision,
  * is_over, legal_actions, apply, scores, encode_observation, render,
- * setup_encode, setup_decode, view_update and determinize (between
- * maat_kit_determinize_begin and _end).  docs/ARCHITECTURE.md lists the
+ * setup_encode, setup_decode, view_update, determinize (between
+ * maat_kit_determinize_begin and _end) and view_legal_actions.  docs/ARCHITECTURE.md lists the
  * files of a new game.
  */
 #ifndef MAAT_KIT_H
@@ -89,7 +89,9 @@ maat_game *maat_kit_determinize_end(const maat_rules *r, maat_game *g,
  * declarations are `actions` and `events` (maat_wire, wire.h): the module
  * says MAAT_KIT_FUNCS(actions, events) at file scope, where struct
  * maat_game is complete, and MAAT_KIT_ENTRIES(actions, events) in its
- * table. */
+ * table.  MAAT_KIT_ENTRIES also sets view_legal_actions to the function
+ * its internal header names MAAT_KIT_VIEW_LEGAL (the view's, written
+ * beside view_update: so the rules file need not change for it). */
 #define MAAT_KIT_FUNCS(actions, events)                                      \
     static maat_game *kit_copy(const maat_game *g)                           \
     {                                                                        \
@@ -128,7 +130,7 @@ maat_game *maat_kit_determinize_end(const maat_rules *r, maat_game *g,
     .view_destroy = maat_kit_view_destroy,                                   \
     .encode_action = kit_encode_action, .decode_action = kit_decode_action,  \
     .encode_event = kit_encode_event, .wire_actions = &(actions),            \
-    .wire_events = &(events)
+    .wire_events = &(events), .view_legal_actions = MAAT_KIT_VIEW_LEGAL
 
 /* ---- writing legal lists ------------------------------------------------
  * A maat_action is 32 bytes: two quads of int32, (kind, arg0, arg1, arg2)

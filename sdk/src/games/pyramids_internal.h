@@ -30,7 +30,10 @@ typedef struct pyr_step {
 
 struct maat_view {
     maat_kit_view kit;
-    maat_pyr_state obs; /* the latest observation, unknown cards = 255 */
+    union { /* the latest observation, unknown cards = 255; a game too */
+        maat_pyr_state obs;
+        struct maat_game as_game;
+    };
     pyr_step steps[MAAT_PYR_MAX_SEATS][PYR_MAX_STEPS];
     int n_steps[MAAT_PYR_MAX_SEATS];
     int overflow;
@@ -119,5 +122,11 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err);
 maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
                            maat_error *err);
+
+/* view_legal_actions (pyramids_view.c), which MAAT_KIT_ENTRIES puts in
+ * the rules table: the rules' own legal_actions on the view's state (the
+ * decision being the view's seat's, its hand is exact). */
+int pyr_view_legal_actions(const maat_view *v, maat_action *out, int cap);
+#define MAAT_KIT_VIEW_LEGAL pyr_view_legal_actions
 
 #endif

@@ -672,6 +672,19 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
     return MAAT_OK;
 }
 
+/* ---- the legal list (protocol version 3) ------------------------------
+ * The rules' own legal_actions on the view's state, as it is: a seat's
+ * decisions read only what it sees (the tiles, the quarry, its own hand,
+ * kept in the engine's order), and the view's state is the observation
+ * the referee would send (tests/test_view_delta.c compares the lists). */
+int pyr_view_legal_actions(const maat_view *v, maat_action *out, int cap)
+{
+    if (!v->kit.has_observation ||
+        (v->obs.phase != MAAT_PYR_OVER && v->obs.to_move != v->kit.seat))
+        return -1;
+    return maat_pyramids_rules.legal_actions(&v->as_game, out, cap);
+}
+
 #define UNSEEN 255 /* the seat's face-down initial card, not yet seen */
 #define INCONSISTENT "the events seen and the observation disagree (hand, " \
                      "tomb and deck sizes do not add up)"

@@ -57,6 +57,8 @@ int pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk);
 int pmx_render(const maat_game *g, int seat, char *buf, size_t cap);
 int pmx_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err);
+int pmx_view_legal_actions(const maat_view *v, maat_action *out, int cap);
+#define MAAT_KIT_VIEW_LEGAL pmx_view_legal_actions
 maat_game *pmx_determinize(const maat_view *v, maat_rng *rng,
                            maat_error *err);
 

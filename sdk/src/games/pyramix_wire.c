@@ -439,6 +439,25 @@ int pmx_view_update(maat_view *v, const msgpack_object *events,
     return rc;
 }
 
+/* The rules' own legal_actions on a copy of the view's state in which
+ * every hidden place holds a cube that is not a cobra: which cubes
+ * may be removed depends on where cubes are and on the cobras showing a
+ * face, and a cube that shows a face has been revealed; so what a hidden
+ * cube is cannot matter, only that it is there. */
+int pmx_view_legal_actions(const maat_view *v, maat_action *out, int cap)
+{
+    if (!v->kit.has_observation ||
+        (!v->obs.over && v->obs.to_move != v->kit.seat))
+        return -1;
+    maat_game g;
+    g.st = v->obs;
+    g.memo.valid = 0;
+    for (int p = 0; p < MAAT_PMX_PLACES; p++)
+        if (g.st.cube[p] == PMX_HIDDEN)
+            g.st.cube[p] = 0; /* an ankh: the cobras are ids 52..55 */
+    return maat_pyramix_rules.legal_actions(&g, out, cap);
+}
+
 maat_game *pmx_determinize(const maat_view *v, maat_rng *rng,
                            maat_error *err)
 {
