@@ -43,15 +43,15 @@ typedef struct match_bot {
     int dead_kind;        /* fault kind that killed it */
     char dead_detail[480];
     int first_done;       /* has had its first decision (load allowance) */
-    int version;          /* protocol version agreed in the hello: 1 or 2 */
+    int version;          /* protocol version agreed in the hello: 1-3 */
     /* per game */
     int seat;
     int out;              /* forfeited: the default policy plays for it */
     int strikes[MAAT_FAULT_KINDS]; /* per kind, against that kind's limit */
     int64_t bank_ms;
     size_t events_sent;   /* index into the game's event log */
-    int has_observation;  /* version 2: sent an observation this game */
-    int resynced;         /* version 2: the open request was sent again */
+    int has_observation;  /* version 2+: sent an observation this game */
+    int resynced;         /* version 2+: the open request was sent again */
     int64_t outstanding;  /* seq of the request awaiting an answer, or -1 */
     int64_t last_answered, last_timed_out;
     int faults, faults_dropped;
@@ -164,7 +164,7 @@ void match_on_inbound(match *m, maat_inbound *in);
 /* Log what connections with no seat sent beyond what was logged. */
 void match_report_strangers(const match *m);
 void match_send_start(match *m, match_bot *b);
-/* A request for decision d; a version-2 seat gets the observation only
+/* A request for decision d; a version-2 or -3 seat gets the observation only
  * in its first request of the game. */
 int match_send_request(match *m, match_bot *b, maat_decision d,
                        const maat_action *legal, int n_legal);

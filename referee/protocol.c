@@ -178,7 +178,7 @@ static int stray_seq(match *m, match_bot *b, int64_t seq, const char *what)
     return 1;
 }
 
-/* {type: resync, seq} (version 2): the open request again, with the
+/* {type: resync, seq} (version 2 and 3): the open request again, with the
  * observation and no events (the first copy carried them), on the same
  * clock.  One per request: a second is malformed, which closes it. */
 static void on_resync(match *m, match_bot *b, const msgpack_object *seq_o)
@@ -188,7 +188,7 @@ static void on_resync(match *m, match_bot *b, const msgpack_object *seq_o)
     char detail[320];
     if (b->version < MAAT_PROTOCOL_DELTA) {
         malformed(m, b, "a resync from a seat that speaks protocol "
-                  "version 1 (resync is version 2's)");
+                  "version 1 (resync came with version 2)");
     } else if (maat_msg_int(seq_o, "seq", 0, INT64_MAX, &seq, &err)) {
         snprintf(detail, sizeof detail, "expected {type: resync, seq}: %s",
                  err.msg);
@@ -385,13 +385,15 @@ void match_send_start(match *m, match_bot *b)
 
 /* A request: the observation when `observation` is set, the events when
  * `events` is set (else an empty list: a resync's copy, whose events the
- * first copy carried). */
+ * first copy carried); the legal list unless the seat speaks version 3,
+ * whose bot works it out from its view. */
 static int send_request(match *m, match_bot *b, int observation, int events)
 {
     const maat_rules *r = m->c->rules;
     outbuf *o = match_out(m);
     msgpack_packer *pk = &o->pk;
-    maat_pack_map(pk, observation ? 8 : 7);
+    int legal = b->version < MAAT_PROTOCOL_NO_LEGAL;
+    maat_pack_map(pk, 6 + (observation != 0) + legal);
     maat_pack_kv_str(pk, "type", "request");
     maat_pack_kv_int(pk, "seq", b->outstanding);
     maat_pack_kv_int(pk, "game_index", m->game_index);
@@ -407,10 +409,12 @@ static int send_request(match *m, match_bot *b, int observation, int events)
         pack_events(m, b, pk);
     else
         maat_pack_array(pk, 0);
-    maat_pack_str(pk, "legal");
-    maat_pack_array(pk, (size_t)m->cur_n_legal);
-    for (int i = 0; i < m->cur_n_legal; i++)
-        r->encode_action(m->g, &m->cur_legal[i], pk);
+    if (legal) {
+        maat_pack_str(pk, "legal");
+        maat_pack_array(pk, (size_t)m->cur_n_legal);
+        for (int i = 0; i < m->cur_n_legal; i++)
+            r->encode_action(m->g, &m->cur_legal[i], pk);
+    }
     /* a resync's copy shows the same clock: the deadline is the first
      * copy's, and the time spent meanwhile was the bot's */
     maat_pack_str(pk, "clock");
@@ -429,8 +433,8 @@ int match_send_request(match *m, match_bot *b, maat_decision d,
     m->cur_decision = d;
     m->cur_legal = legal;
     m->cur_n_legal = n_legal;
-    /* version 2 keeps its view from the events: the observation only
-     * when the seat has none for this game yet */
+    /* versions 2 and 3 keep their view from the events: the observation
+     * only when the seat has none for this game yet */
     return send_request(m, b, b->version < MAAT_PROTOCOL_DELTA ||
                                   !b->has_observation, 1);
 }

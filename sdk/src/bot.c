@@ -123,11 +123,9 @@ static int on_welcome(bot *b, const msgpack_object *m)
     return 0;
 }
 
-static int decode_legal(bot *b, const msgpack_object *legal)
+/* Room for n legal actions in b->legal. */
+static int legal_room(bot *b, int n)
 {
-    if (!legal || legal->type != MSGPACK_OBJECT_ARRAY)
-        return -1;
-    int n = (int)legal->via.array.size;
     if (n > b->legal_cap) {
         maat_action *a = realloc(b->legal, sizeof *a * (size_t)n);
         if (!a)
@@ -135,6 +133,16 @@ static int decode_legal(bot *b, const msgpack_object *legal)
         b->legal = a;
         b->legal_cap = n;
     }
+    return 0;
+}
+
+static int decode_legal(bot *b, const msgpack_object *legal)
+{
+    if (!legal || legal->type != MSGPACK_OBJECT_ARRAY)
+        return -1;
+    int n = (int)legal->via.array.size;
+    if (legal_room(b, n))
+        return -1;
     for (int i = 0; i < n; i++) {
         maat_error err = {0};
         if (b->rules->decode_action(NULL, &legal->via.array.ptr[i],
@@ -145,6 +153,45 @@ static int decode_legal(bot *b, const msgpack_object *legal)
         }
     }
     return n;
+}
+
+/* Version 3: the legal list of the view, which is the referee's in its
+ * order (tests/test_view_delta.c), checked against the decision the
+ * request names: 0 when they disagree (the view is off; a resync mends
+ * it), else how many. */
+static int view_legal(bot *b, const msgpack_object *m)
+{
+    int n = b->rules->view_legal_actions(b->view, b->legal, b->legal_cap);
+    if (n > b->legal_cap) {
+        if (legal_room(b, n))
+            return 0;
+        n = b->rules->view_legal_actions(b->view, b->legal, b->legal_cap);
+    }
+    if (n <= 0 || b->legal[0].kind < 0 ||
+        b->legal[0].kind >= b->rules->n_decision_kinds ||
+        !maat_msg_str_eq(maat_msg_get(m, "decision"),
+                         b->rules->decision_names[b->legal[0].kind]))
+        return 0;
+    return n;
+}
+
+/* The view cannot give the state of request seq: without an observation,
+ * in version 2 or 3, ask once for the request again with it; else give
+ * up, saying why. */
+static int resync_or_fail(bot *b, int64_t seq, const msgpack_object *obs,
+                          const char *why)
+{
+    if (!obs && b->version >= MAAT_PROTOCOL_DELTA && seq != b->resync_seq) {
+        if (b->opt->verbose)
+            fprintf(stderr, "%s: request %lld: %s; resync\n", b->opt->name,
+                    (long long)seq, why);
+        b->resync_seq = seq;
+        b->resync_ns = b->received_ns;
+        return send_resync(b, seq);
+    }
+    fprintf(stderr, "%s: request %lld: %s\n", b->opt->name, (long long)seq,
+            why);
+    return -1;
 }
 
 static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
@@ -159,29 +206,27 @@ static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
     /* version 2 sends the observation only in a seat's first request of
      * a game (and when asked): the view follows the events.  A view that
      * cannot (a broken or lost message, a module that needs the
-     * observation) asks once for the request again with it. */
+     * observation) asks once for the request again with it.  Version 3
+     * sends no legal list either: the view's is the referee's. */
     const msgpack_object *obs = maat_msg_get(m, "observation");
     if (seq == b->resync_seq)
         b->received_ns = b->resync_ns; /* think_us: from the first copy */
     if (b->view && b->rules->view_update(b->view, maat_msg_get(m, "events"),
-                                         obs, &err)) {
-        if (!obs && b->version >= MAAT_PROTOCOL_DELTA &&
-            seq != b->resync_seq) {
-            if (b->opt->verbose)
-                fprintf(stderr, "%s: request %lld: %s; resync\n",
-                        b->opt->name, (long long)seq, err.msg);
-            b->resync_seq = seq;
-            b->resync_ns = b->received_ns;
-            return send_resync(b, seq);
-        }
-        fprintf(stderr, "%s: bad observation in request %lld: %s\n",
-                b->opt->name, (long long)seq, err.msg);
-        return -1;
-    }
+                                         obs, &err))
+        return resync_or_fail(b, seq, obs, err.msg);
     const msgpack_object *clock = maat_msg_get(m, "clock");
     maat_msg_get_int_or(clock, "time_left_ms", 0, INT64_MAX, 0, &left, &err);
     maat_msg_get_int_or(clock, "bank_ms", 0, INT64_MAX, 0, &bank, &err);
-    int n = decode_legal(b, maat_msg_get(m, "legal"));
+    int n;
+    if (b->version >= MAAT_PROTOCOL_NO_LEGAL) {
+        if (!b->view)
+            return resync_or_fail(b, seq, obs, "a request before the start");
+        if ((n = view_legal(b, m)) <= 0)
+            return resync_or_fail(b, seq, obs, "the view's legal actions do "
+                                  "not fit the decision asked");
+    } else {
+        n = decode_legal(b, maat_msg_get(m, "legal"));
+    }
     if (n <= 0) {
         fprintf(stderr, "%s: request %lld has no legal actions\n",
                 b->opt->name, (long long)seq);
@@ -192,7 +237,7 @@ static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
     t.rules = b->rules;
     t.seat = b->seat;
     t.decision_kind = b->legal[0].kind;
-    t.observation = obs; /* NULL in most version-2 requests */
+    t.observation = obs; /* NULL in most version-2 and -3 requests */
     t.legal = b->legal;
     t.n_legal = n;
     t.time_left_ms = left;
@@ -245,15 +290,16 @@ static int on_message(bot *b, const void *buf, size_t len,
         rc = on_welcome(b, m);
     } else if (maat_msg_str_eq(type, "reject")) {
         const msgpack_object *r = maat_msg_get(m, "reason");
-        /* a referee older than version 2 refuses it: offer version 1 on
-         * the same connection (its first messages are all read) */
+        /* an older referee refuses a version it does not speak: offer the
+         * one below on the same connection (its first 8 messages are all
+         * read), down to version 1 */
         if (!b->welcomed && b->version > MAAT_PROTOCOL_VERSION &&
             maat_msg_str_eq(r, "unsupported protocol version")) {
             if (b->opt->verbose)
                 fprintf(stderr, "%s: the referee does not speak protocol "
                         "version %d; offering %d\n", b->opt->name,
-                        b->version, MAAT_PROTOCOL_VERSION);
-            b->version = MAAT_PROTOCOL_VERSION;
+                        b->version, b->version - 1);
+            b->version--;
             return send_hello(b) ? -1 : 0;
         }
         fprintf(stderr, "%s: the referee refused us: %.*s\n", b->opt->name,
@@ -316,8 +362,11 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
         return 2;
     }
     b.opt = &o;
-    b.version = o.full_observation ? MAAT_PROTOCOL_VERSION
-                                   : MAAT_PROTOCOL_DELTA;
+    b.version = o.protocol >= MAAT_PROTOCOL_VERSION &&
+                        o.protocol < MAAT_PROTOCOL_NO_LEGAL
+                    ? o.protocol : MAAT_PROTOCOL_NO_LEGAL;
+    if (o.full_observation)
+        b.version = MAAT_PROTOCOL_VERSION;
     b.resync_seq = -1;
     if (!msgpack_zone_init(&b.zone, MSGPACK_ZONE_CHUNK_SIZE)) {
         fprintf(stderr, "%s: out of memory\n", o.name);
@@ -438,13 +487,19 @@ int maat_bot_main(const char *name, maat_bot_act_fn act, void *user,
             o.verbose = 1;
         } else if (!strcmp(argv[i], "--full-observation")) {
             o.full_observation = 1;
+        } else if (!strcmp(argv[i], "--protocol") && i + 1 < argc &&
+                   argv[i + 1][0] >= '1' &&
+                   argv[i + 1][0] <= '0' + MAAT_PROTOCOL_NO_LEGAL &&
+                   !argv[i + 1][1]) {
+            o.protocol = argv[++i][0] - '0';
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            printf("usage: %s [--verbose] [--full-observation]\nA maat bot.  "
-                   "Reads %s and %s from the environment\n(maat-referee "
-                   "sets them when it spawns the bot).\n--full-observation: "
-                   "speak protocol version 1 (every request carries\nthe "
-                   "observation) instead of version 2.\n", name,
-                   MAAT_ENV_ENDPOINT, MAAT_ENV_TOKEN);
+            printf("usage: %s [--verbose] [--full-observation] [--protocol "
+                   "N]\nA maat bot.  Reads %s and %s from the environment\n"
+                   "(maat-referee sets them when it spawns the bot).\n"
+                   "--full-observation: speak protocol version 1 (every "
+                   "request carries\nthe observation) instead of version 3."
+                   "\n--protocol N: offer version N (1 to 3) at most.\n",
+                   name, MAAT_ENV_ENDPOINT, MAAT_ENV_TOKEN);
             return 0;
         } else {
             fprintf(stderr, "%s: unknown option '%s' (try --help)\n", name,

@@ -24,20 +24,22 @@
  * forever: if the referee goes silent for `idle_timeout_ms` it exits with
  * an error on stderr.
  *
- * The turn gives you the decoded request: the legal actions decoded into
+ * The turn gives you the decoded request: the legal actions as
  * maat_action values, the time left on your clock, a view of everything
  * your seat has seen this game, and the raw observation (a msgpack map,
  * see docs/PROTOCOL.md) when the request carried one.
  *
- * The loop speaks protocol version 2 (the delta protocol): the referee
- * sends the observation only in the seat's first request of each game,
- * and the view follows the events after that (the same view, exactly, as
- * the observations would give: tests/test_view_delta.c).  So
- * t->observation is NULL in most requests.  A bot that reads the raw
- * observation sets maat_bot_options.full_observation (maat_bot_main:
- * --full-observation): it then speaks version 1, where every request
- * carries it.  Against a referee that only speaks version 1 the loop
- * falls back to it by itself.  maat_bot_sample(t) turns the view into a full game
+ * The loop speaks protocol version 3: the referee sends the observation
+ * only in the seat's first request of each game, and the view follows
+ * the events after that (the same view, exactly, as the observations
+ * would give: tests/test_view_delta.c); nor does it send the legal list,
+ * which the loop works out from the view (rules->view_legal_actions: the
+ * referee's list, in its order).  So t->observation is NULL in most
+ * requests, and t->legal is the same list in every version.  A bot that
+ * reads the raw observation sets maat_bot_options.full_observation
+ * (maat_bot_main: --full-observation): it then speaks version 1, where
+ * every request carries it.  Against an older referee the loop falls
+ * back by itself, version by version (3, then 2, then 1).  maat_bot_sample(t) turns the view into a full game
  * state consistent with it (your cards exact, unseen cards dealt at random)
  * that you may copy, apply actions to and score: the forward model of the
  * same rules code the referee runs.
@@ -86,6 +88,9 @@ typedef struct maat_bot_options {
     int verbose;            /* log protocol traffic to stderr */
     int full_observation;   /* speak version 1: every request carries the
                                observation (t->observation never NULL) */
+    int protocol;           /* the highest version to offer, 1 to 3;
+                               0: 3 (a referee that refuses it is offered
+                               the next lower, down to 1) */
 } maat_bot_options;
 
 /* Run the loop.  Returns 0 after bye, non-zero (and a message on stderr)
@@ -98,7 +103,7 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
 uint64_t maat_bot_token_seed(const char *token);
 
 /* Shorthand: default options with this name; parses --verbose,
- * --full-observation, --help. */
+ * --full-observation, --protocol N, --help. */
 int maat_bot_main(const char *name, maat_bot_act_fn act, void *user,
                   int argc, char **argv);
 

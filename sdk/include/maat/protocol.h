@@ -12,7 +12,7 @@
  *   referee -> bot   request {type, seq, game_index, decision, observation,
  *                             events, legal, clock}
  *   bot -> referee   action  {type, seq, action[, think_us]}
- *   bot -> referee   resync  {type, seq}          (version 2 only)
+ *   bot -> referee   resync  {type, seq}          (version 2 and later)
  *   referee -> bot   end     {type, game_index, observation, events, ranks}
  *   referee -> bot   bye     {type}
  *
@@ -20,6 +20,8 @@
  * welcome: a request carries its observation only in the seat's first
  * request of each game and in the answer to a resync; otherwise the bot
  * keeps its view from the events.  Everything else is as in version 1.
+ * Version 3: version 2 without `legal` in requests; the bot works the
+ * legal list out from its view (rules->view_legal_actions).
  */
 #ifndef MAAT_PROTOCOL_H
 #define MAAT_PROTOCOL_H
@@ -29,8 +31,10 @@
 #define MAAT_PROTOCOL_VERSION 1
 /* Version 2: requests without the observation (docs/PROTOCOL.md). */
 #define MAAT_PROTOCOL_DELTA 2
+/* Version 3: version 2 whose requests carry no legal list either. */
+#define MAAT_PROTOCOL_NO_LEGAL 3
 /* The newest version a referee of this tree speaks. */
-#define MAAT_PROTOCOL_MAX MAAT_PROTOCOL_DELTA
+#define MAAT_PROTOCOL_MAX MAAT_PROTOCOL_NO_LEGAL
 
 /* Environment variables a spawned bot receives. */
 #define MAAT_ENV_ENDPOINT "MAAT_ENDPOINT" /* e.g. ipc:///tmp/maat-1234/ref */
