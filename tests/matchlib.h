@@ -133,10 +133,12 @@ MATCHLIB int file_contains(const char *path, const char *needle)
 /* One match of game `game` between `seats` spies (spy0, spy1, ...) in
  * dir: the record in dir/rec.json, each spy's messages in dir/spyK.bin.
  * spy_seed < 0: the spies seed themselves from their tokens.  Spy K
- * speaks protocol version 2 when bit K of v2_seats is set, else 1. */
+ * speaks protocol version versions[K] (1 to 3; all 1 when versions is
+ * NULL). */
 MATCHLIB int run_spy_match_v(const char *referee, const char *spy,
                              const char *game, const char *dir, int seats,
-                             uint64_t seed, long spy_seed, unsigned v2_seats)
+                             uint64_t seed, long spy_seed,
+                             const int *versions)
 {
     char seed_s[32], rec[800], out[800], bots[MAAT_MAX_SEATS][1400];
     snprintf(seed_s, sizeof seed_s, "%" PRIu64, seed);
@@ -162,8 +164,9 @@ MATCHLIB int run_spy_match_v(const char *referee, const char *spy,
         char extra[60] = "";
         if (spy_seed >= 0)
             snprintf(extra, sizeof extra, " --seed %ld", spy_seed);
-        if ((v2_seats >> s) & 1u)
-            strcat(extra, " --version 2");
+        if (versions && versions[s] > 1)
+            snprintf(extra + strlen(extra), sizeof extra - strlen(extra),
+                     " --version %d", versions[s]);
         snprintf(bots[s], sizeof bots[s], "spy%d='%s' --dir '%s'%s", s, spy,
                  dir, extra);
         argv[n++] = "--bot";
@@ -184,7 +187,7 @@ MATCHLIB int run_spy_match(const char *referee, const char *spy,
                            uint64_t seed, long spy_seed)
 {
     return run_spy_match_v(referee, spy, game, dir, seats, seed, spy_seed,
-                           0);
+                           NULL);
 }
 
 /* The programs from the environment (meson sets MAAT_REFEREE, MAAT_SPY)

@@ -5,9 +5,10 @@
  *
  * maat-referee plays seeded matches of every game and seat count between
  * maat-spy-bot seats (tests/bots/spy.c records every message it receives);
- * in every second match the odd seats speak protocol version 2, whose
- * requests carry the observation only the first time in a game (checked),
- * and their views follow the events alone, as the SDK's do.
+ * in some matches the odd seats speak protocol version 2 or 3, whose
+ * requests carry the observation only the first time in a game (checked)
+ * and, in version 3, no legal list (checked: the seat's view gives the
+ * rules' list), and their views follow the events alone, as the SDK's do.
  * The test replays each record through the rules in process and, for each
  * message the referee sent to seat s, proves:
  *   a) it is what the rules give s: the observation is
@@ -241,6 +242,9 @@ static int same_object(const msgpack_object *want, const msgpack_object *got,
     return 0;
 }
 
+/* with_legal: 1 a request, whose legal list is the rules' own; -1 a
+ * version-3 request, which has none; 0 the end, which always has its
+ * observation. */
 static void check_consistent(const maat_rules *r, const maat_game *g,
                              const maat_events *ev, int seat, size_t *cursor,
                              const msgpack_object *msg, const char *where,
@@ -248,7 +252,7 @@ static void check_consistent(const maat_rules *r, const maat_game *g,
 {
     packed p;
     /* a version-2 request without one: the caller checks that it may */
-    if (maat_msg_get(msg, "observation") || !with_legal) {
+    if (maat_msg_get(msg, "observation") || with_legal == 0) {
         packed_begin(&p);
         r->encode_observation(g, seat, &p.pk);
         same_object(packed_end(&p), maat_msg_get(msg, "observation"),
@@ -260,7 +264,9 @@ static void check_consistent(const maat_rules *r, const maat_game *g,
     same_object(packed_end(&p), maat_msg_get(msg, "events"), "the events",
                 where, seat);
     packed_free(&p);
-    if (!with_legal)
+    CHECK(with_legal >= 0 || !maat_msg_get(msg, "legal"), "%s: a version-3 "
+          "request to seat %d has a legal list", where, seat);
+    if (with_legal <= 0)
         return;
     packed_begin(&p);
     pack_legal(r, g, &p.pk);
@@ -450,9 +456,9 @@ static void check_end(const maat_rules *r, const maat_game *g, int seats,
     }
 }
 
-/* v2: the seats whose spies speak protocol version 2 (bit s = seat s). */
+/* ver: the protocol version each seat's spy speaks. */
 static void check_match(const maat_rules *r, const char *dir, int seats,
-                        uint64_t seed, unsigned v2, stats *sum)
+                        uint64_t seed, const int *ver, stats *sum)
 {
     int has_obs[MAAT_MAX_SEATS] = {0};
     char path[1024], where[200];
@@ -506,7 +512,7 @@ static void check_match(const maat_rules *r, const char *dir, int seats,
             leaks(&sec, m, where);
             int64_t version = 0;
             CHECK(obj_int(maat_msg_get(m, "version"), &version) &&
-                  version == ((v2 >> s) & 1u ? 2 : 1), "%s: welcome "
+                  version == ver[s], "%s: welcome "
                   "version %" PRId64, where, version);
             seen_setup[s] = r->setup_decode(maat_msg_get(m, "setup"), &err);
             CHECK(seen_setup[s] != NULL, "%s: setup_decode: %s", where,
@@ -560,14 +566,15 @@ static void check_match(const maat_rules *r, const char *dir, int seats,
                               r->decision_names[want.kind]),
               "%s: the request names another decision", where);
         leaks(&sec, m, where);
-        /* version 1: every request has the observation; version 2: the
-         * first of the game, then none */
-        int want_obs = !((v2 >> s) & 1u) || !has_obs[s];
+        /* version 1: every request has the observation; versions 2 and
+         * 3: the first of the game, then none */
+        int want_obs = ver[s] == 1 || !has_obs[s];
         CHECK(want_obs == (maat_msg_get(m, "observation") != NULL),
-              "%s: a version-%d request %s the observation", where,
-              (v2 >> s) & 1u ? 2 : 1, want_obs ? "without" : "with");
+              "%s: a version-%d request %s the observation", where, ver[s],
+              want_obs ? "without" : "with");
         has_obs[s] = 1;
-        check_consistent(r, g, &ev, s, &evcur[s], m, where, 1);
+        check_consistent(r, g, &ev, s, &evcur[s], m, where,
+                         ver[s] >= 3 ? -1 : 1);
         finding f = {0, ""};
         check_events(r, maat_msg_get(m, "events"), s, &f);
         CHECK(f.n == 0, "%s: %d event(s) against their declaration, first: "
@@ -579,6 +586,14 @@ static void check_match(const maat_rules *r, const char *dir, int seats,
             finding h = {0, ""};
             CHECK(invariant(r, g, view[s], s, &rng, honest, &sum->varied,
                             &h) == 0, "%s: %s", where, h.first);
+            /* version 3: the list the seat plays from is its view's */
+            static maat_action want_l[4096], view_l[4096];
+            int nw = r->legal_actions(g, want_l, 4096);
+            int nv = r->view_legal_actions(view[s], view_l, 4096);
+            CHECK(nw == nv && nw <= 4096 &&
+                  !memcmp(want_l, view_l, sizeof *want_l * (size_t)nw),
+                  "%s: the view's legal list is not the rules' (%d, %d "
+                  "actions)", where, nv, nw);
         }
         msgpack_unpacked_destroy(&u);
         sum->messages++;
@@ -795,16 +810,20 @@ int main(void)
                          seats, k);
                 mkdir(dir, 0755);
                 int failures = check_failures;
-                /* deterministic spies: a failure replays exactly; every
-                 * second match the odd seats speak protocol version 2 */
-                unsigned v2 = k % 2 == 0 ? 0xaau : 0;
+                /* deterministic spies: a failure replays exactly; in
+                 * every second match the odd seats speak protocol version
+                 * 2, in every third version 3 (the even ones 2) */
+                int ver[MAAT_MAX_SEATS];
+                for (int s = 0; s < MAAT_MAX_SEATS; s++)
+                    ver[s] = k % 3 == 0 ? 2 + s % 2
+                                        : k % 2 == 0 && s % 2 ? 2 : 1;
                 int rc = run_spy_match_v(referee_path, spy_path, r->name,
                                          dir, seats, seed, 100L * seats + k,
-                                         v2);
+                                         ver);
                 CHECK(rc == 0, "maat-referee failed: %s, %d seats, seed %"
                       PRIu64, r->name, seats, seed);
                 if (rc == 0)
-                    check_match(r, dir, seats, seed, v2, &sum);
+                    check_match(r, dir, seats, seed, ver, &sum);
                 if (check_failures == failures) /* keep what failed */
                     remove_tree(dir);
             }

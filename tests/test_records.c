@@ -3,10 +3,11 @@
  * covered with no change here).
  *
  * For each game of maat_rules_all, maat-referee plays a seeded match of
- * spies (tests/bots/spy.c) four times:
+ * spies (tests/bots/spy.c) five times:
  *   - twice with the same seed and the same spy seeds: the records are
  *     byte-identical, and so is every byte each spy received;
- *   - once more so with every spy on protocol version 2: the record is
+ *   - twice more so with every spy on protocol version 2, then 3 (no
+ *     legal list: the spies play from their views): the record is
  *     byte-identical again (it never depends on the protocol), the bytes
  *     the spies received are not;
  *   - once with other spy seeds: the record differs (the spies' choices
@@ -72,8 +73,8 @@ static void round_trip(const maat_rules *r, int gi)
     int seats = r->min_seats + 1 <= r->max_seats ? r->min_seats + 1
                                                  : r->min_seats;
     uint64_t seed = 0x5eed00000000ULL + 4242 + (uint64_t)gi;
-    char dir[4][700], pa[800], pb[800], out[800], want[64];
-    for (int i = 0; i < 4; i++) {
+    char dir[5][700], pa[800], pb[800], out[800], want[64];
+    for (int i = 0; i < 5; i++) {
         snprintf(dir[i], sizeof dir[i], "%s/%s-%c", workdir, r->name,
                  'a' + i);
         mkdir(dir[i], 0755);
@@ -84,12 +85,16 @@ static void round_trip(const maat_rules *r, int gi)
                            seed, 17);
     int rc = run_spy_match(referee_path, spy_path, r->name, dir[2], seats,
                            seed, 18);
-    /* the same match with every spy on protocol version 2 */
+    /* the same match with every spy on protocol version 2, and on 3 */
+    const int v2[MAAT_MAX_SEATS] = {2, 2, 2, 2, 2, 2, 2, 2},
+              v3[MAAT_MAX_SEATS] = {3, 3, 3, 3, 3, 3, 3, 3};
     int rd = run_spy_match_v(referee_path, spy_path, r->name, dir[3], seats,
-                             seed, 17, ~0u);
-    CHECK(ra == 0 && rb == 0 && rc == 0 && rd == 0, "%s: matches exit %d, "
-          "%d, %d, %d", r->name, ra, rb, rc, rd);
-    if (ra || rb || rc || rd)
+                             seed, 17, v2);
+    int re = run_spy_match_v(referee_path, spy_path, r->name, dir[4], seats,
+                             seed, 17, v3);
+    CHECK(ra == 0 && rb == 0 && rc == 0 && rd == 0 && re == 0, "%s: matches "
+          "exit %d, %d, %d, %d, %d", r->name, ra, rb, rc, rd, re);
+    if (ra || rb || rc || rd || re)
         return;
     size_t len;
     snprintf(pa, sizeof pa, "%s/rec.json", dir[0]);
@@ -108,11 +113,18 @@ static void round_trip(const maat_rules *r, int gi)
     CHECK(files_equal(pa, pb, &len) && len > 0, "%s: the same match with "
           "protocol version 2 spies gave another record (%s, %s)", r->name,
           pa, pb);
+    snprintf(pb, sizeof pb, "%s/rec.json", dir[4]);
+    CHECK(files_equal(pa, pb, &len) && len > 0, "%s: the same match with "
+          "protocol version 3 spies gave another record (%s, %s)", r->name,
+          pa, pb);
     snprintf(pb, sizeof pb, "%s/spy0.bin", dir[3]);
     snprintf(out, sizeof out, "%s/spy0.bin", dir[0]);
     size_t len2;
     CHECK(files_equal(pb, out, &len2) == 0, "%s: version 2 spies were sent "
           "the same bytes as version 1 ones", r->name);
+    snprintf(out, sizeof out, "%s/spy0.bin", dir[4]);
+    CHECK(files_equal(pb, out, &len2) == 0, "%s: version 3 spies were sent "
+          "the same bytes as version 2 ones", r->name);
     snprintf(pa, sizeof pa, "%s/rec.json", dir[0]);
     snprintf(pb, sizeof pb, "%s/rec.json", dir[2]);
     CHECK(!files_equal(pa, pb, &len), "%s: another spy seed gave the same "

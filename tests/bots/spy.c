@@ -13,7 +13,11 @@
  * bot's own time, docs/PROTOCOL.md): a made-up but reproducible value, so
  * records with --record-timing have a think_us to compare byte for byte.
  * --version 2 offers protocol version 2 (requests without the observation
- * after the first of each game); the default is version 1.
+ * after the first of each game); --version 3 also requests without the
+ * legal list, which the spy then works out as the SDK does: a view fed
+ * every message, its view_legal_actions, the entry drawn encoded with the
+ * game's encode_action (the bytes the referee would have sent); the
+ * default is version 1.
  * DIR defaults to $MAAT_SPY_DIR.  The choices are seeded from --seed N (or
  * $MAAT_SPY_SEED) and the bot's name when given -- so a match between spies
  * is deterministic -- else from the token, which is random per run.
@@ -25,9 +29,18 @@
 #include <string.h>
 #include <zmq.h>
 
+#include "maat/game.h"
 #include "maat/internal/msg.h"
 #include "maat/protocol.h"
 #include "maat/rng.h"
+
+/* Version 3: what the spy knows of the game, as the SDK's bot loop. */
+typedef struct game_view {
+    const maat_rules *rules;
+    maat_setup *setup;
+    maat_view *view;
+    maat_action legal[4096];
+} game_view;
 
 static uint64_t fnv1a(uint64_t h, const char *s)
 {
@@ -68,9 +81,40 @@ static int send_hello(void *sock, const char *token, const char *name,
     return rc;
 }
 
-/* Answer a request with a random legal entry, copied as it came. */
+/* Version 3: the welcome's game and setup, each start's view. */
+static int follow(game_view *gv, const msgpack_object *m, const char *name)
+{
+    maat_error err = {0};
+    const msgpack_object *type = maat_msg_get(m, "type");
+    if (maat_msg_str_eq(type, "welcome")) {
+        int n;
+        const maat_rules *const *all = maat_rules_all(&n);
+        for (int i = 0; i < n; i++)
+            if (maat_msg_str_eq(maat_msg_get(m, "game"), all[i]->name))
+                gv->rules = all[i];
+        if (gv->rules)
+            gv->setup = gv->rules->setup_decode(maat_msg_get(m, "setup"),
+                                                &err);
+        if (!gv->setup) {
+            fprintf(stderr, "%s: cannot follow the welcome's game: %s\n",
+                    name, err.msg);
+            return -1;
+        }
+    } else if (maat_msg_str_eq(type, "start") && gv->setup) {
+        int64_t seat, seats;
+        if (maat_msg_get_int(m, "seat", 0, MAAT_MAX_SEATS - 1, &seat, &err) ||
+            maat_msg_get_int(m, "seats", 1, MAAT_MAX_SEATS, &seats, &err))
+            return -1;
+        gv->rules->view_destroy(&gv->view);
+        gv->view = gv->rules->view_new(gv->setup, (int)seat, (int)seats);
+    }
+    return 0;
+}
+
+/* Answer a request with a random legal entry, copied as it came (or, in
+ * version 3, the view's entry encoded as the referee encodes it). */
 static int answer(void *sock, const msgpack_object *m, maat_rng *rng,
-                  const char *name, int64_t think_us)
+                  const char *name, int64_t think_us, game_view *gv)
 {
     maat_error err = {0};
     int64_t seq;
@@ -79,13 +123,18 @@ static int answer(void *sock, const msgpack_object *m, maat_rng *rng,
         fprintf(stderr, "%s: bad request: %s\n", name, err.msg);
         return -1;
     }
-    if (!legal || legal->type != MSGPACK_OBJECT_ARRAY ||
-        legal->via.array.size == 0) {
-        fprintf(stderr, "%s: request %lld without legal actions\n", name,
-                (long long)seq);
+    int n = legal && legal->type == MSGPACK_OBJECT_ARRAY
+                ? (int)legal->via.array.size : 0;
+    if (gv && gv->view &&
+        gv->rules->view_update(gv->view, maat_msg_get(m, "events"),
+                               maat_msg_get(m, "observation"), &err) == 0)
+        n = gv->rules->view_legal_actions(gv->view, gv->legal, 4096);
+    if (n <= 0 || n > 4096) {
+        fprintf(stderr, "%s: request %lld without legal actions %s\n", name,
+                (long long)seq, err.msg);
         return -1;
     }
-    uint64_t k = maat_rng_below(rng, legal->via.array.size);
+    uint64_t k = maat_rng_below(rng, (uint32_t)n);
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     msgpack_packer pk;
@@ -94,7 +143,10 @@ static int answer(void *sock, const msgpack_object *m, maat_rng *rng,
     maat_pack_kv_str(&pk, "type", "action");
     maat_pack_kv_int(&pk, "seq", seq);
     maat_pack_str(&pk, "action");
-    msgpack_pack_object(&pk, legal->via.array.ptr[k]);
+    if (gv)
+        gv->rules->encode_action(NULL, &gv->legal[k], &pk);
+    else
+        msgpack_pack_object(&pk, legal->via.array.ptr[k]);
     if (think_us >= 0)
         maat_pack_kv_int(&pk, "think_us", think_us + seq);
     int rc = send_buf(sock, &sb);
@@ -155,6 +207,7 @@ int main(int argc, char **argv)
     maat_rng rng;
     maat_seed rs;
     maat_rng_seed(&rng, maat_seed_from_u64(&rs, seed));
+    static game_view gv; /* version 3 only */
 
     void *ctx = zmq_ctx_new();
     void *sock = zmq_socket(ctx, ZMQ_DEALER);
@@ -197,8 +250,13 @@ int main(int argc, char **argv)
             bad = 1;
         } else {
             const msgpack_object *type = maat_msg_get(&u.data, "type");
-            if (maat_msg_str_eq(type, "request"))
-                bad = answer(sock, &u.data, &rng, name, think_us) != 0;
+            if (version >= MAAT_PROTOCOL_NO_LEGAL &&
+                follow(&gv, &u.data, name) != 0)
+                bad = 1;
+            else if (maat_msg_str_eq(type, "request"))
+                bad = answer(sock, &u.data, &rng, name, think_us,
+                             version >= MAAT_PROTOCOL_NO_LEGAL ? &gv
+                                                               : NULL) != 0;
             else if (maat_msg_str_eq(type, "bye"))
                 stop = 1;
             else if (maat_msg_str_eq(type, "reject"))
@@ -214,6 +272,10 @@ int main(int argc, char **argv)
         }
     }
 out:
+    if (gv.rules) {
+        gv.rules->view_destroy(&gv.view);
+        gv.rules->setup_destroy(&gv.setup);
+    }
     fclose(f);
     zmq_close(sock);
     zmq_ctx_term(ctx);
