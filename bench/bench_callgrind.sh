@@ -4,7 +4,7 @@
 # ROUTER/DEALER round trip of bench-pingpong with the same message sizes.
 #
 #   bench/bench_callgrind.sh [--build DIR] [--seats "2 3 4 5"] [--games G]
-#                            [--protocol 1|2]
+#                            [--protocol 1|2|3]
 #
 # Every number is a difference of two runs (G games and 2 games; 2200 and
 # 200 raw round trips) divided by the difference of their decisions, so
@@ -20,22 +20,23 @@
 #    DEALER processes, with the mean request size of those games (measured
 #    with spy bots speaking the same protocol version).
 # --protocol 1: the bots speak protocol version 1 (maat-random
-# --full-observation: every request carries the observation); 2, the
-# default: the delta protocol.
+# --full-observation: every request carries the observation); 2: the
+# delta protocol (maat-random --protocol 2); 3, the default: the delta
+# protocol without the legal list (the bots work it out from their views).
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build="$root/build-bench"
 seats_list="2 3 4 5"
 games=20
-protocol=2
+protocol=3
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$(cd "$2" && pwd); shift 2 ;;
         --seats) seats_list="$2"; shift 2 ;;
         --games) games="$2"; shift 2 ;;
         --protocol) protocol="$2"; shift 2 ;;
-        -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench_callgrind.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -45,8 +46,9 @@ pp="$build/bench/bench-pingpong"
 spy="$build/tests/maat-spy-bot"
 case $protocol in
     1) botargs=" --full-observation" ;;
-    2) botargs="" ;;
-    *) echo "bench_callgrind.sh: --protocol 1 or 2" >&2; exit 2 ;;
+    2) botargs=" --protocol 2" ;;
+    3) botargs="" ;;
+    *) echo "bench_callgrind.sh: --protocol 1, 2 or 3" >&2; exit 2 ;;
 esac
 for p in "$ref" "$bot" "$pp" "$spy"; do
     [ -x "$p" ] || { echo "bench_callgrind.sh: no $p (ninja -C $build)" >&2; exit 1; }
