@@ -8,6 +8,7 @@
  * byte for byte as the referee encoded it; it leaves on `bye`.
  *
  *   maat-spy-bot [--dir DIR] [--seed N] [--think-us T] [--version V]
+ *                [--resync K]
  *
  * With --think-us each answer also reports think_us = T + its seq (the
  * bot's own time, docs/PROTOCOL.md): a made-up but reproducible value, so
@@ -17,7 +18,8 @@
  * legal list, which the spy then works out as the SDK does: a view fed
  * every message, its view_legal_actions, the entry drawn encoded with the
  * game's encode_action (the bytes the referee would have sent); the
- * default is version 1.
+ * default is version 1.  --resync K (version 2 or 3): the K-th request is
+ * answered with a resync, and its copy with an action.
  * DIR defaults to $MAAT_SPY_DIR.  The choices are seeded from --seed N (or
  * $MAAT_SPY_SEED) and the bot's name when given -- so a match between spies
  * is deterministic -- else from the token, which is random per run.
@@ -33,14 +35,7 @@
 #include "maat/internal/msg.h"
 #include "maat/protocol.h"
 #include "maat/rng.h"
-
-/* Version 3: what the spy knows of the game, as the SDK's bot loop. */
-typedef struct game_view {
-    const maat_rules *rules;
-    maat_setup *setup;
-    maat_view *view;
-    maat_action legal[4096];
-} game_view;
+#include "peer.h"
 
 static uint64_t fnv1a(uint64_t h, const char *s)
 {
@@ -64,8 +59,8 @@ static int send_buf(void *sock, const msgpack_sbuffer *sb)
     return zmq_send(sock, sb->data, sb->size, 0) < 0 ? -1 : 0;
 }
 
-static int send_hello(void *sock, const char *token, const char *name,
-                      int version)
+static int spy_hello(void *sock, const char *token, const char *name,
+                     int version)
 {
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
@@ -81,40 +76,12 @@ static int send_hello(void *sock, const char *token, const char *name,
     return rc;
 }
 
-/* Version 3: the welcome's game and setup, each start's view. */
-static int follow(game_view *gv, const msgpack_object *m, const char *name)
-{
-    maat_error err = {0};
-    const msgpack_object *type = maat_msg_get(m, "type");
-    if (maat_msg_str_eq(type, "welcome")) {
-        int n;
-        const maat_rules *const *all = maat_rules_all(&n);
-        for (int i = 0; i < n; i++)
-            if (maat_msg_str_eq(maat_msg_get(m, "game"), all[i]->name))
-                gv->rules = all[i];
-        if (gv->rules)
-            gv->setup = gv->rules->setup_decode(maat_msg_get(m, "setup"),
-                                                &err);
-        if (!gv->setup) {
-            fprintf(stderr, "%s: cannot follow the welcome's game: %s\n",
-                    name, err.msg);
-            return -1;
-        }
-    } else if (maat_msg_str_eq(type, "start") && gv->setup) {
-        int64_t seat, seats;
-        if (maat_msg_get_int(m, "seat", 0, MAAT_MAX_SEATS - 1, &seat, &err) ||
-            maat_msg_get_int(m, "seats", 1, MAAT_MAX_SEATS, &seats, &err))
-            return -1;
-        gv->rules->view_destroy(&gv->view);
-        gv->view = gv->rules->view_new(gv->setup, (int)seat, (int)seats);
-    }
-    return 0;
-}
-
 /* Answer a request with a random legal entry, copied as it came (or, in
- * version 3, the view's entry encoded as the referee encodes it). */
-static int answer(void *sock, const msgpack_object *m, maat_rng *rng,
-                  const char *name, int64_t think_us, game_view *gv)
+ * version 3, the view's entry -- n of them -- encoded as the referee
+ * encodes it); with `resync`, a resync instead. */
+static int spy_answer(void *sock, const msgpack_object *m, maat_rng *rng,
+                      const char *name, int64_t think_us, peer_view *pv,
+                      int n, int resync)
 {
     maat_error err = {0};
     int64_t seq;
@@ -123,15 +90,16 @@ static int answer(void *sock, const msgpack_object *m, maat_rng *rng,
         fprintf(stderr, "%s: bad request: %s\n", name, err.msg);
         return -1;
     }
-    int n = legal && legal->type == MSGPACK_OBJECT_ARRAY
+    if (resync) {
+        send_resync(sock, seq);
+        return 0;
+    }
+    if (!pv)
+        n = legal && legal->type == MSGPACK_OBJECT_ARRAY
                 ? (int)legal->via.array.size : 0;
-    if (gv && gv->view &&
-        gv->rules->view_update(gv->view, maat_msg_get(m, "events"),
-                               maat_msg_get(m, "observation"), &err) == 0)
-        n = gv->rules->view_legal_actions(gv->view, gv->legal, 4096);
-    if (n <= 0 || n > 4096) {
-        fprintf(stderr, "%s: request %lld without legal actions %s\n", name,
-                (long long)seq, err.msg);
+    if (n <= 0) {
+        fprintf(stderr, "%s: request %lld without legal actions\n", name,
+                (long long)seq);
         return -1;
     }
     uint64_t k = maat_rng_below(rng, (uint32_t)n);
@@ -143,8 +111,8 @@ static int answer(void *sock, const msgpack_object *m, maat_rng *rng,
     maat_pack_kv_str(&pk, "type", "action");
     maat_pack_kv_int(&pk, "seq", seq);
     maat_pack_str(&pk, "action");
-    if (gv)
-        gv->rules->encode_action(NULL, &gv->legal[k], &pk);
+    if (pv)
+        pv->rules->encode_action(NULL, &pv->legal[k], &pk);
     else
         msgpack_pack_object(&pk, legal->via.array.ptr[k]);
     if (think_us >= 0)
@@ -159,7 +127,7 @@ int main(int argc, char **argv)
     const char *dir = getenv("MAAT_SPY_DIR");
     const char *seed_text = getenv("MAAT_SPY_SEED");
     int64_t think_us = -1;
-    int version = MAAT_PROTOCOL_VERSION;
+    int version = MAAT_PROTOCOL_VERSION, resync_at = 0, requests = 0;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--dir") && i + 1 < argc) {
             dir = argv[++i];
@@ -169,9 +137,11 @@ int main(int argc, char **argv)
             think_us = strtoll(argv[++i], NULL, 10);
         } else if (!strcmp(argv[i], "--version") && i + 1 < argc) {
             version = atoi(argv[++i]);
+        } else if (!strcmp(argv[i], "--resync") && i + 1 < argc) {
+            resync_at = atoi(argv[++i]);
         } else {
             fprintf(stderr, "usage: maat-spy-bot [--dir DIR] [--seed N] "
-                    "[--think-us T] [--version V]\n");
+                    "[--think-us T] [--version V] [--resync K]\n");
             return 2;
         }
     }
@@ -207,7 +177,7 @@ int main(int argc, char **argv)
     maat_rng rng;
     maat_seed rs;
     maat_rng_seed(&rng, maat_seed_from_u64(&rs, seed));
-    static game_view gv; /* version 3 only */
+    static peer_view pv; /* version 3 only */
 
     void *ctx = zmq_ctx_new();
     void *sock = zmq_socket(ctx, ZMQ_DEALER);
@@ -215,7 +185,7 @@ int main(int argc, char **argv)
     zmq_setsockopt(sock, ZMQ_LINGER, &zero, sizeof zero);
     int rc = 1;
     if (zmq_connect(sock, endpoint) != 0 ||
-        send_hello(sock, token, name, version) != 0) {
+        spy_hello(sock, token, name, version) != 0) {
         fprintf(stderr, "%s: cannot reach %s: %s\n", name, endpoint,
                 zmq_strerror(zmq_errno()));
         goto out;
@@ -250,13 +220,11 @@ int main(int argc, char **argv)
             bad = 1;
         } else {
             const msgpack_object *type = maat_msg_get(&u.data, "type");
-            if (version >= MAAT_PROTOCOL_NO_LEGAL &&
-                follow(&gv, &u.data, name) != 0)
-                bad = 1;
-            else if (maat_msg_str_eq(type, "request"))
-                bad = answer(sock, &u.data, &rng, name, think_us,
-                             version >= MAAT_PROTOCOL_NO_LEGAL ? &gv
-                                                               : NULL) != 0;
+            peer_view *v = version >= MAAT_PROTOCOL_NO_LEGAL ? &pv : NULL;
+            int n = v ? peer_view_follow(v, &u.data) : 0;
+            if (maat_msg_str_eq(type, "request"))
+                bad = spy_answer(sock, &u.data, &rng, name, think_us, v, n,
+                                 ++requests == resync_at);
             else if (maat_msg_str_eq(type, "bye"))
                 stop = 1;
             else if (maat_msg_str_eq(type, "reject"))
@@ -272,10 +240,7 @@ int main(int argc, char **argv)
         }
     }
 out:
-    if (gv.rules) {
-        gv.rules->view_destroy(&gv.view);
-        gv.rules->setup_destroy(&gv.setup);
-    }
+    peer_view_free(&pv);
     fclose(f);
     zmq_close(sock);
     zmq_ctx_term(ctx);

@@ -6,10 +6,12 @@
  * picks a peer and sends it one of: arbitrary frames (from the input), a
  * hello with its own or another seat's token, a hello with a made-up
  * token, a correct answer to its open request, or an answer with a wrong
- * seq; a hello offering protocol version 2 with its own token, a resync of
- * its open request (or of none) or of a wrong seq.  When the script is
- * used up, the two seats play properly (hello if
- * they have not, then the first legal action to every request) until bye.
+ * seq; a hello offering protocol version 2 or 3 (by the step byte's high
+ * bits) with its own token, a resync of its open request (or of none) or
+ * of a wrong seq.  When the script is used up, the two seats play properly
+ * (hello if they have not, then the first legal action to every request:
+ * in version 3 the first of the list its view works out, peer.h) until
+ * bye.
  *
  * Invariants (abort() when broken): the match ends with MAAT_OK whatever
  * was sent, its record exists, and maat_record_verify finds 0 differences.
@@ -85,6 +87,8 @@ static void *run_peers(void *arg)
     peers *p = arg;
     void *sock[PEERS];
     seat_state st[PEERS];
+    peer_view *views = calloc(PEERS, sizeof *views);
+    CHECK(views != NULL);
     int said_hello[SEATS] = {0, 0};
     for (int i = 0; i < PEERS; i++) {
         sock[i] = zmq_socket(p->ctx, ZMQ_DEALER);
@@ -93,7 +97,7 @@ static void *run_peers(void *arg)
         CHECK(zmq_connect(sock[i], p->endpoint) == 0);
     }
     for (int i = 0; i < PEERS; i++) {
-        st[i] = (seat_state){.seq = -1};
+        st[i] = (seat_state){.seq = -1, .pv = &views[i]};
         msgpack_sbuffer_init(&st[i].action);
     }
     /* the script */
@@ -117,8 +121,10 @@ static void *run_peers(void *arg)
         case 5: if (me->seq >= 0)
                     answer(s, me, me->seq + 1 + p->data[at - 1] % 3);
                 break;
-        case 6: /* version 2: requests without the observation */
-                send_hello_v(s, tokens[who % SEATS], 2);
+        case 6: /* version 2: requests without the observation; 3: nor
+                 * the legal list */
+                send_hello_v(s, tokens[who % SEATS],
+                             2 + p->data[at - 1] / (PEERS * 9) % 2);
                 if (who < SEATS) said_hello[who] = 1;
                 break;
         case 7: send_resync(s, me->seq >= 0 ? me->seq : 1); break;
@@ -144,8 +150,11 @@ static void *run_peers(void *arg)
     }
     for (int i = 0; i < PEERS; i++)
         zmq_close(sock[i]);
-    for (int i = 0; i < PEERS; i++)
+    for (int i = 0; i < PEERS; i++) {
         msgpack_sbuffer_destroy(&st[i].action);
+        peer_view_free(&views[i]);
+    }
+    free(views);
     return NULL;
 }
 
