@@ -2,7 +2,7 @@
 """test_protocol_v2.py -- protocol version 2, the delta protocol (issue 19).
 
 Real matches: maat-referee with seats of every kind side by side -- the
-SDK's maat-random (version 2, its default), maat-random --full-observation
+SDK's maat-random --protocol 2, maat-random --full-observation
 (version 1), sample-bots/python/random_bot.py (version 1, written from the
 docs) and two remote seats driven from here:
   - "v2" says hello with version 2 and is welcomed with 2; in each game its
@@ -15,11 +15,12 @@ docs) and two remote seats driven from here:
   - "v1" says hello with version 1: every request has the observation; a
     resync from it is malformed and closes the request;
   - the match ends with a verified record whose faults are exactly those.
-Hellos with version 0, 3 or a string are refused "unsupported protocol
-version".  And the SDK's side, against a referee played from here: it
-offers 2; refused, it says hello again with 1 and plays on; a version-2
-request it cannot follow (no observation yet) gets one resync, and a
-second such copy makes it give up with a message, never loop.
+Hellos with version 0, 4 or a string are refused "unsupported protocol
+version".  And the SDK's side, against a referee played from here: with
+--protocol 2 it offers 2; refused, it says hello again with 1 and plays
+on; a version-2 request it cannot follow (no observation yet) gets one
+resync, and a second such copy makes it give up with a message, never
+loop.  test_protocol_v3.py uses these helpers for version 3.
 No sleep synchronises anything; every wait has a deadline against a hang.
 """
 import json
@@ -37,6 +38,7 @@ import msgpack  # noqa: E402
 import zmq  # noqa: E402
 
 GUARD_S = 120
+MAX_VERSION = 3  # MAAT_PROTOCOL_MAX
 ROOT = os.environ.get('MAAT_SOURCE_ROOT',
                       os.path.join(os.path.dirname(__file__), '..'))
 PYBOT = os.path.join(ROOT, 'sample-bots', 'python', 'random_bot.py')
@@ -84,7 +86,7 @@ def run_match(tmp):
            '20000', '--on-malformed', 'strikes:50', '--record', rec,
            '--fixed-seats',
            '--remote', 'v2=' + 'a' * 32, '--remote', 'v1=' + 'b' * 32,
-           '--bot', 'sdk2=' + RANDOM,
+           '--bot', 'sdk2=%s --protocol 2' % RANDOM,
            '--bot', 'sdk1=%s --full-observation' % RANDOM,
            '--bot', 'py=/usr/bin/python3 ' + PYBOT]
     ref = subprocess.Popen(cmd, stdout=subprocess.PIPE,
@@ -242,7 +244,7 @@ def bad_versions(tmp):
                            text=True)
     ctx = zmq.Context()
     answers = []
-    for v in (0, 3, 'two'):
+    for v in (0, MAX_VERSION + 1, 'two'):
         s = ctx.socket(zmq.DEALER)
         s.setsockopt(zmq.LINGER, 0)
         s.connect(ep)
@@ -253,7 +255,8 @@ def bad_versions(tmp):
     check(all(a and a.get('type') == 'reject' and
               a.get('reason') == 'unsupported protocol version'
               for a in answers),
-          'hellos with version 0, 3 and "two" are refused', answers)
+          'hellos with version 0, %d and "two" are refused' %
+          (MAX_VERSION + 1), answers)
     # then the seat is taken with version 2 and played out
     s = ctx.socket(zmq.DEALER)
     s.setsockopt(zmq.LINGER, 0)
@@ -280,9 +283,10 @@ def bad_versions(tmp):
           'the seat refused three times still plays with version 2')
 
 
-def fake_referee(tmp, script):
-    """maat-random against a ROUTER played from here; script(sock, rid,
-    hello) drives it.  Returns the bot's exit code, stderr, the hellos."""
+def fake_referee(tmp, script, bot_args=('--verbose',)):
+    """maat-random (with bot_args) against a ROUTER played from here;
+    script(sock, next_msg, hellos, bot) drives it.  Returns the bot's exit
+    code, stderr, the hellos."""
     d = os.path.join(tmp, 'fake-%d' % len(os.listdir(tmp)))
     os.makedirs(d)
     ep = 'ipc://' + os.path.join(d, 'ep')
@@ -292,7 +296,7 @@ def fake_referee(tmp, script):
     r.bind(ep)
     env = dict(os.environ, MAAT_ENDPOINT=ep, MAAT_TOKEN='t' * 32,
                MAAT_BOT_NAME='sdk')
-    bot = subprocess.Popen([RANDOM, '--verbose'], env=env,
+    bot = subprocess.Popen([RANDOM] + list(bot_args), env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                            text=True)
     hellos = []
@@ -330,20 +334,21 @@ def sdk_falls_back(tmp):
                                      'games': 1, 'setup': {}})])
         r.send_multipart([rid, pack({'type': 'bye'})])
 
-    rc, err, hellos = fake_referee(tmp, script)
+    rc, err, hellos = fake_referee(tmp, script,
+                                   ('--verbose', '--protocol', '2'))
     versions = [h.get('version') if h else None for h in hellos]
     check(versions == [2, 1] and rc == 0,
-          'the SDK offers version 2, and refused says hello with version 1 '
-          'and plays on (exit 0)', (versions, rc, err))
+          'the SDK with --protocol 2 offers version 2, and refused says '
+          'hello with version 1 and plays on (exit 0)', (versions, rc, err))
 
 
-def sdk_resyncs_once(tmp):
+def sdk_resyncs_once(tmp, version=2):
     seen = []
 
     def script(r, next_msg, hellos, bot):
         rid, m = next_msg()
         hellos.append(m)
-        r.send_multipart([rid, pack({'type': 'welcome', 'version': 2,
+        r.send_multipart([rid, pack({'type': 'welcome', 'version': version,
                                      'game': 'pyramix',
                                      'rules_version': 'pyramix-2',
                                      'games': 1, 'setup': {}})])
@@ -355,6 +360,8 @@ def sdk_resyncs_once(tmp):
                'legal': [{'kind': 'remove', 'x': 5, 'y': 0, 'z': 0}],
                'clock': {'time_left_ms': 1000, 'decision_ms': 1000,
                          'bank_ms': 0}}
+        if version >= 3:
+            del req['legal']
         r.send_multipart([rid, pack(req)])
         rid, m = next_msg()
         seen.append(m)
@@ -368,11 +375,12 @@ def sdk_resyncs_once(tmp):
 
     rc, err, hellos = fake_referee(tmp, script)
     check(seen[:1] == [{'type': 'resync', 'seq': 7}],
-          'the SDK answers a request its view cannot follow with a resync',
-          (seen, err))
+          'version %d: the SDK answers a request its view cannot follow '
+          'with a resync' % version, (seen, err))
     check(seen[1:] == [None] and rc != 0 and 'request 7' in err,
-          'a second copy without the observation: the SDK gives up with a '
-          'message, no second resync', (seen, rc, err[-300:]))
+          'version %d: a second copy without the observation: the SDK gives '
+          'up with a message, no second resync' % version,
+          (seen, rc, err[-300:]))
 
 
 def main():
