@@ -738,6 +738,18 @@ static void observation_refusals(void)
               strstr(err.msg, "seats"),
           "a 3-seat observation in a 4-seat view: '%s'", err.msg);
     R->view_destroy(&v);
+    /* nor another seat's observation (seat 1's in seat 0's view: it shows
+     * a hand the view's seat cannot see and not its own; determinize would
+     * leave cards unknown, found by fuzz_observation) */
+    v = R->view_new(bot_setup, 0, 3);
+    err.msg[0] = 0;
+    CHECK(R->view_update(v, NULL, o, &err) == MAAT_EDECODE &&
+              strstr(err.msg, "not seat 0's"),
+          "seat 1's observation in seat 0's view: '%s'", err.msg);
+    CHECK(R->determinize(v, &rng, &err) == NULL &&
+              R->view_legal_actions(v, NULL, 0) == -1,
+          "a view that refused its first observation has no state");
+    R->view_destroy(&v);
     /* and accepts events == NULL */
     v = R->view_new(bot_setup, 1, 3);
     CHECK(R->view_update(v, NULL, o, &err) == MAAT_OK,

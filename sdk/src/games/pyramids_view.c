@@ -611,6 +611,23 @@ static int follow_event(maat_view *v, int kind, int seat, const int32_t *a,
     return FOLLOW_FAIL("unknown event kind %d", kind);
 }
 
+/* Before the end a seat's observation shows its own hand and tomb and no
+ * other seat's: determinize deals every other hidden card, and relies on
+ * it (a forged observation of another seat would leave cards unknown or
+ * in two places). */
+static int shows_own_cards_only(const maat_pyr_state *st, int me)
+{
+    for (int j = 0; j < st->seats; j++) {
+        const maat_pyr_seat *s = &st->seat[j];
+        for (int k = 0; k < s->hand_n + s->tomb_n; k++) {
+            int c = k < s->hand_n ? s->hand[k] : s->tomb[k - s->hand_n];
+            if ((c != MAAT_PYR_UNKNOWN) != (j == me))
+                return 0;
+        }
+    }
+    return 1;
+}
+
 int pyr_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *obs, maat_error *err)
 {
@@ -665,6 +682,12 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
         return rc;
     if ((rc = maat_kit_view_updated(&v->kit, st.seats, err)))
         return rc;
+    if (st.phase != MAAT_PYR_OVER && !shows_own_cards_only(&st, v->kit.seat)) {
+        v->kit.has_observation = 0;
+        return maat_error_set(err, MAAT_EDECODE, "the observation is not "
+                              "seat %d's: it must show that seat's hand and "
+                              "tomb, and no other's", v->kit.seat);
+    }
     v->obs = st;
     v->obs.deck = &v->kit.setup->deck;
     v->build_open = 0;
@@ -740,6 +763,21 @@ static int replay(const maat_view *v, int j, maat_rng *rng, uint8_t *hand,
     return 0;
 }
 
+/* Would the cards a replay put in a hand and tomb be in two places: seen
+ * elsewhere already (in the observation, or another seat's replay), or
+ * twice in it?  Only a forged history does that. */
+static int replay_clashes(const uint8_t *seen, const uint8_t *hand, int hn,
+                          const uint8_t *tomb, int tn)
+{
+    uint8_t mine[MAAT_PYR_CARDS] = {0};
+    for (int k = 0; k < hn + tn; k++) {
+        int c = k < hn ? hand[k] : tomb[k - hn];
+        if (c != UNSEEN && (seen[c] || mine[c]++))
+            return 1;
+    }
+    return 0;
+}
+
 maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
                               maat_error *err)
 {
@@ -779,9 +817,10 @@ maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
             continue;
         if (v->overflow ||
             replay(v, j, rng, hand[j], &hn[j], tomb[j], &tn[j]) != 0 ||
-            hn[j] != st->seat[j].hand_n || tn[j] != st->seat[j].tomb_n) {
-            /* a history with gaps (the view was not fed every message):
-             * fall back to what the observation alone says */
+            hn[j] != st->seat[j].hand_n || tn[j] != st->seat[j].tomb_n ||
+            replay_clashes(seen, hand[j], hn[j], tomb[j], tn[j])) {
+            /* a history with gaps (the view was not fed every message) or
+             * forged: fall back to what the observation alone says */
             hn[j] = st->seat[j].hand_n;
             tn[j] = st->seat[j].tomb_n;
             memset(hand[j], UNSEEN, sizeof hand[j]);
