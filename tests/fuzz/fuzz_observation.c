@@ -17,7 +17,9 @@
  * with its seat and seats; request and end -> rules->view_update with
  * "events" and "observation" (a request without one, as protocol version
  * 2 sends, has the view follow the events alone), the "legal" list through decode_action(NULL),
- * then rules->determinize -- what maat_bot_sample does for a search bot --
+ * the view's own list (rules->view_legal_actions, what a version-3 bot
+ * plays from), then rules->determinize -- what maat_bot_sample does for a
+ * search bot --
  * and a random playout of the sampled state, as a search bot would.  A
  * frame with no "type" but a "game" is taken as a bare observation.  For
  * pyramids, maat_pyr_observation_decode reads every accepted observation.
@@ -25,8 +27,9 @@
  * Invariants (abort() when broken):
  *  - a refused setup/observation/action is refused with a code and a
  *    message; an accepted setup re-encodes and re-decodes to the same bytes;
- *    accepted legal actions have a decision kind of the game and their
- *    fields in their declared ranges (maat_wire_fits, every game);
+ *    accepted legal actions, and those of view_legal_actions (which says
+ *    -1 or how many), have a decision kind of the game and their fields in
+ *    their declared ranges (maat_wire_fits, every game);
  *  - every game: the sample's observations encode to msgpack that
  *    maat_msg_check accepts;
  *  - pyramids and pyramix: a state from determinize shows its seat the
@@ -411,6 +414,11 @@ static void on_observation(bot *b, const msgpack_object *events,
               e.code == rc && e.msg[0]);
         return;
     }
+    static maat_action own[4096];
+    int n = b->rules->view_legal_actions(b->view, own, 4096);
+    CHECK(n >= -1);
+    for (int i = 0; i < n && i < 4096; i++)
+        check_ranges(b->rules, &own[i]);
     maat_game *g = b->rules->determinize(b->view, &b->rng, &e);
     if (!g) {
         CHECK(e.code != MAAT_OK && e.msg[0]);
