@@ -95,7 +95,7 @@ echo "# bench_callgrind: instructions per decision, Pyramids, protocol version $
 echo "# load average (callgrind counts do not depend on it): $(cut -d' ' -f1-3 /proc/loadavg)"
 printf "%5s %10s %10s %10s %10s %10s %8s %8s  %s\n" seats referee +record raw_router bots raw_dealer ref_x bot_x req_bytes
 for seats in $seats_list; do
-    declare -A I D
+    declare -A I D BD
     for g in 2 "$games"; do
         rm -rf "$tmp/r$g" "$tmp/b$g"; mkdir -p "$tmp/r$g" "$tmp/b$g"
         # the referee as a user runs it
@@ -119,8 +119,26 @@ for seats in $seats_list; do
         for ((i = 0; i < seats; i++)); do
             args+=(--bot "r$i=valgrind --tool=callgrind --quiet --callgrind-out-file=$tmp/b$g/cg.%p $bot$botargs")
         done
-        "$ref" --quiet --no-sandbox --games "$g" --seed 1 --time 5000 \
-            --first-time 20000 --hello-time 30000 "${args[@]}"
+        # every bot's profile, or the run again: on a loaded machine a bot
+        # that valgrind slows past the referee's 1.5 s after bye is killed
+        # before it writes one, which made the counts meaningless
+        for try in 1 2 3; do
+            rm -f "$tmp/b$g"/cg.* "$tmp/b$g/l.jsonl"
+            "$ref" --quiet --no-sandbox --games "$g" --seed 1 --time 30000 \
+                --first-time 60000 --hello-time 60000 \
+                --ladder "$tmp/b$g/l.jsonl" "${args[@]}"
+            profiles=$(cat "$tmp/b$g"/cg.* 2>/dev/null | grep -c '^summary:' || true)
+            [ "$profiles" -eq "$seats" ] && break
+            echo "# $seats seats, $g games: $profiles of $seats bot profiles written; again" >&2
+        done
+        if [ "$profiles" -ne "$seats" ]; then
+            echo "bench_callgrind.sh: bots killed before writing their profiles (a loaded machine?)" >&2
+            exit 1
+        fi
+        # its own decisions (random bots seed from their tokens, new every
+        # match: games differ in length from run to run), and no fault (a
+        # bot slowed down by valgrind on a loaded machine can time out)
+        BD[$g]=$(decisions "$tmp/b$g/l.jsonl")
         I[bot$g]=$(instr "$tmp/b$g"/cg.*)
     done
     dd=$(( D[$games] - D[2] ))
@@ -145,13 +163,13 @@ for seats in $seats_list; do
     done
     r=$(( (I[ref$games] - I[ref2]) / dd ))
     rr=$(( (I[rec$games] - I[rec2]) / dd ))
-    b=$(( (I[bot$games] - I[bot2]) / dd ))
+    b=$(( (I[bot$games] - I[bot2]) / (BD[$games] - BD[2]) ))
     pr=$(( (I[pr2200] - I[pr200]) / 2000 ))
     pd=$(( (I[pd2200] - I[pd200]) / 2000 ))
     printf "%5d %10d %10d %10d %10d %10d %8.2f %8.2f  %d\n" "$seats" "$r" "$rr" "$pr" "$b" "$pd" \
         "$(awk "BEGIN {print $r / $pr}")" "$(awk "BEGIN {print $b / $pd}")" "$req"
-    unset I D
+    unset I D BD
 done
 echo "# referee: $ref --quiet --games G --seed 1 --time 5000 --ladder L [--record R: +record] + seats x --bot rK='maat-random$botargs' (sandboxed when bubblewrap works), G = $games minus G = 2"
-echo "# bots: the same with --no-sandbox and each bot run as 'valgrind --tool=callgrind $bot$botargs'"
+echo "# bots: the same with --no-sandbox --time 30000 --ladder (their own decisions, no fault) and each bot run as 'valgrind --tool=callgrind $bot$botargs'"
 echo "# raw: $pp --transport ipc --count N --wait poll --req-bytes B --act-bytes 52 under valgrind --trace-children=yes, N = 2200 minus N = 200"
