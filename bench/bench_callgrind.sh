@@ -4,7 +4,7 @@
 # ROUTER/DEALER round trip of bench-pingpong with the same message sizes.
 #
 #   bench/bench_callgrind.sh [--build DIR] [--seats "2 3 4 5"] [--games G]
-#                            [--protocol 1|2|3]
+#                            [--protocol 1|2|3] [--no-wait-credit]
 #
 # Every number is a difference of two runs (G games and 2 games; 2200 and
 # 200 raw round trips) divided by the difference of their decisions, so
@@ -23,6 +23,10 @@
 # --full-observation: every request carries the observation); 2: the
 # delta protocol (maat-random --protocol 2); 3, the default: the delta
 # protocol without the legal list (the bots work it out from their views).
+# --no-wait-credit: the referee runs without its fair clock's samples of
+# the bots' run-queue waits, which it takes (reading /proc) when a bot's
+# previous answer took 1 ms or more: under callgrind, on a loaded machine,
+# often and at random, so that its count moves by up to half run to run.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -30,13 +34,15 @@ build="$root/build-bench"
 seats_list="2 3 4 5"
 games=20
 protocol=3
+refargs=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$(cd "$2" && pwd); shift 2 ;;
         --seats) seats_list="$2"; shift 2 ;;
         --games) games="$2"; shift 2 ;;
         --protocol) protocol="$2"; shift 2 ;;
-        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --no-wait-credit) refargs=(--no-wait-credit); shift ;;
+        -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench_callgrind.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -103,7 +109,7 @@ for seats in $seats_list; do
         for ((i = 0; i < seats; i++)); do args+=(--bot "r$i=$bot$botargs"); done
         "${cg[@]}" --callgrind-out-file="$tmp/r$g/cg.%p" "$ref" --quiet \
             --games "$g" --seed 1 --time 5000 --first-time 10000 --limit-nofile 0 \
-            --ladder "$tmp/r$g/l.jsonl" "${args[@]}"
+            --ladder "$tmp/r$g/l.jsonl" ${refargs[@]+"${refargs[@]}"} "${args[@]}"
         # the referee is the lowest pid: the others are its forks before
         # they exec a bot (valgrind follows a fork, not an exec)
         I[ref$g]=$(instr "$(ls "$tmp/r$g"/cg.* | sort -t. -k2 -n | head -1)")
@@ -112,7 +118,7 @@ for seats in $seats_list; do
         rm -f "$tmp/r$g"/cg.*
         "${cg[@]}" --callgrind-out-file="$tmp/r$g/cg.%p" "$ref" --quiet \
             --games "$g" --seed 1 --time 5000 --first-time 10000 --limit-nofile 0 \
-            --ladder "$tmp/r$g/l2.jsonl" --record "$tmp/r$g/rec.json" "${args[@]}"
+            --ladder "$tmp/r$g/l2.jsonl" --record "$tmp/r$g/rec.json" ${refargs[@]+"${refargs[@]}"} "${args[@]}"
         I[rec$g]=$(instr "$(ls "$tmp/r$g"/cg.* | sort -t. -k2 -n | head -1)")
         # the bots under callgrind (unsandboxed, so valgrind can write)
         args=()
@@ -170,6 +176,6 @@ for seats in $seats_list; do
         "$(awk "BEGIN {print $r / $pr}")" "$(awk "BEGIN {print $b / $pd}")" "$req"
     unset I D BD
 done
-echo "# referee: $ref --quiet --games G --seed 1 --time 5000 --ladder L [--record R: +record] + seats x --bot rK='maat-random$botargs' (sandboxed when bubblewrap works), G = $games minus G = 2"
+echo "# referee: $ref --quiet --games G --seed 1 --time 5000 --ladder L [--record R: +record]${refargs[@]+ ${refargs[*]}} + seats x --bot rK='maat-random$botargs' (sandboxed when bubblewrap works), G = $games minus G = 2"
 echo "# bots: the same with --no-sandbox --time 30000 --ladder (their own decisions, no fault) and each bot run as 'valgrind --tool=callgrind $bot$botargs'"
 echo "# raw: $pp --transport ipc --count N --wait poll --req-bytes B --act-bytes 52 under valgrind --trace-children=yes, N = 2200 minus N = 200"
