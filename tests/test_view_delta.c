@@ -30,35 +30,11 @@
 #include <string.h>
 
 #include "check.h"
+#include "viewfeed.h"
 #include "maat/internal/msg.h"
 #include "maat/policy.h"
 
 #define MAXA 4096
-
-static void pack_events(const maat_rules *r, const maat_game *g,
-                        const maat_events *ev, size_t from, int seat,
-                        msgpack_sbuffer *sb)
-{
-    msgpack_sbuffer_clear(sb);
-    msgpack_packer pk;
-    msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-    size_t n = 0;
-    for (size_t k = from; k < ev->count; k++)
-        n += (ev->items[k].visible_to >> seat) & 1u;
-    msgpack_pack_array(&pk, n);
-    for (size_t k = from; k < ev->count; k++)
-        if ((ev->items[k].visible_to >> seat) & 1u)
-            r->encode_event(g, &ev->items[k], &pk);
-}
-
-static void pack_obs(const maat_rules *r, const maat_game *g, int seat,
-                     msgpack_sbuffer *sb)
-{
-    msgpack_sbuffer_clear(sb);
-    msgpack_packer pk;
-    msgpack_packer_init(&pk, sb, msgpack_sbuffer_write);
-    r->encode_observation(g, seat, &pk);
-}
 
 static int same_bytes(const msgpack_sbuffer *a, const msgpack_sbuffer *b)
 {
@@ -115,9 +91,9 @@ static void play(const maat_rules *r, const maat_setup *setup,
     while (!r->is_over(g) && !failed) {
         maat_decision d = r->decision(g);
         int s = d.seat;
-        pack_events(r, g, &ev, sent[s], s, &eb);
+        viewfeed_events(r, g, &ev, sent[s], s, &eb);
         sent[s] = ev.count;
-        pack_obs(r, g, s, &ob);
+        viewfeed_obs(r, g, s, &ob);
         msgpack_unpacked eu, ou;
         CHECK(maat_msg_unpack(eb.data, eb.size, &eu, &err) == MAAT_OK,
               "events: %s", err.msg);
@@ -157,12 +133,12 @@ static void play(const maat_rules *r, const maat_setup *setup,
                   "determinize delta: %s", r->name, seats,
                   (unsigned long long)seed, step, s, err.msg);
             if (a && b) {
-                pack_obs(r, a, MAAT_OMNISCIENT, &x);
-                pack_obs(r, b, MAAT_OMNISCIENT, &y);
+                viewfeed_obs(r, a, MAAT_OMNISCIENT, &x);
+                viewfeed_obs(r, b, MAAT_OMNISCIENT, &y);
                 CHECK(same_bytes(&x, &y), "%s %d seats seed %llu step %d "
                       "seat %d: the two views determinize differently",
                       r->name, seats, (unsigned long long)seed, step, s);
-                pack_obs(r, b, s, &x);
+                viewfeed_obs(r, b, s, &x);
                 CHECK(same_bytes(&x, &ob), "%s %d seats seed %llu step %d "
                       "seat %d: the events-only view's observation is not "
                       "the referee's", r->name, seats,
