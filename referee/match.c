@@ -189,7 +189,7 @@ int64_t match_base_ms(const match *m, const match_bot *b)
 
 /* Wait for the seat's answer until its time plus grace is up, the deadline
  * moved by the time the referee or a starved bot waited for a CPU
- * (fairclock.h; at most `allowed + grace` in all).  `base`: a sample taken
+ * (fairclock.h; at most `allowed + grace`, or a second, in all).  `base`: a sample taken
  * as the request left, for a bot that takes its time, or NULL: then the
  * first sample is taken at the limit, so an instant bot in time costs
  * nothing extra.  The costly sample (the bot's process group, thread
@@ -200,6 +200,7 @@ int64_t match_base_ms(const match *m, const match_bot *b)
  * MAAT_FAIR_PROBE_MS (within the same cap) rather than give up.  Returns
  * the credit given, in ns. */
 #define MAAT_FAIR_PROBE_MS 5
+#define MAAT_FAIR_CAP_MIN_MS 1000
 static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
                                int64_t allowed, const maat_fair_sample *base)
 {
@@ -208,7 +209,11 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
     int64_t grace = c->grace_ms * 1000000;
     int64_t due = limit + grace; /* the deadline, moved by the credit */
     int64_t look = due;          /* when to sample next */
+    /* at most the decision's time and grace again, or a second: on a
+     * machine that loaded, short decisions wait longer than that */
     int64_t credit = 0, cap = allowed * 1000000 + grace;
+    if (cap < MAAT_FAIR_CAP_MIN_MS * 1000000)
+        cap = MAAT_FAIR_CAP_MIN_MS * 1000000;
     int sampled = !c->wait_credit || base; /* off: never credited */
     maat_fair_sample at = {0}, probe, first;
     int probing = 0;
