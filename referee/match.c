@@ -14,6 +14,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -108,39 +109,73 @@ static void on_refused_key(void *ctx, const char *why)
     match_say((const match *)ctx, "%s", why);
 }
 
-/* Wait for input until deadline_ns (or until `until` says stop).  Returns
- * when the deadline passes, input was handled, or we were interrupted. */
+/* Handle what the socket holds, up to `cap` messages: the number read. */
+static int read_socket(match *m, int cap)
+{
+    maat_inbound in;
+    int k = 0;
+    while (k < cap && maat_transport_recv(m->tr, &in)) {
+        match_on_inbound(m, &in);
+        maat_inbound_close(&in);
+        k++;
+    }
+    return k;
+}
+
+#define MATCH_READ_CAP 10000 /* messages per call: the clock is checked */
+
+/* Wait for input until deadline_ns.  Returns when the deadline passes,
+ * input was handled, or we were interrupted.
+ *
+ * One poll() over the socket's ZMQ_FD, the signalfd, the ZAP socket's fd
+ * and the bots' output pipes (zmq_poll cost ~2,400 instructions and three
+ * more system calls a decision: it asks every socket for its descriptor,
+ * polls once without waiting, then asks for its events before and after
+ * the real wait).  ZMQ_FD is edge-triggered (transport.h): it wakes us
+ * only for what arrives after libzmq last looked, and a send may have
+ * looked (the request just sent, a welcome).  So the socket is read dry
+ * before the poll, and the poll waits only when that found nothing; a
+ * readable ZMQ_FD then gets one receive, and the next call reads the
+ * rest dry before it waits again.  Nothing that arrived is left unread
+ * while we sleep, and a flood is read MATCH_READ_CAP at a time, the
+ * caller checking its clock in between. */
 void match_wait_input(match *m, int64_t deadline_ns)
 {
-    zmq_pollitem_t items[3 + MAAT_MAX_SEATS];
+    struct pollfd fds[3 + MAAT_MAX_SEATS];
     int n = 0;
-    items[n++] = (zmq_pollitem_t){maat_transport_socket(m->tr), 0,
-                                  ZMQ_POLLIN, 0};
-    items[n++] = (zmq_pollitem_t){NULL, m->sigfd, ZMQ_POLLIN, 0};
-    void *zap = maat_transport_zap_socket(m->tr);
-    if (zap)
-        items[n++] = (zmq_pollitem_t){zap, 0, ZMQ_POLLIN, 0};
+    fds[n++] = (struct pollfd){maat_transport_fd(m->tr), POLLIN, 0};
+    fds[n++] = (struct pollfd){m->sigfd, POLLIN, 0};
+    int zap = maat_transport_zap_fd(m->tr);
+    if (zap >= 0)
+        fds[n++] = (struct pollfd){zap, POLLIN, 0};
+    int pipes = n;
     for (int i = 0; i < m->n; i++)
         if (m->bot[i].proc && maat_proc_output_fd(m->bot[i].proc) >= 0)
-            items[n++] = (zmq_pollitem_t){NULL,
-                                          maat_proc_output_fd(m->bot[i].proc),
-                                          ZMQ_POLLIN, 0};
-    int64_t left_ms = (deadline_ns - maat_now_ns() + 999999) / 1000000;
-    if (left_ms < 0)
-        left_ms = 0;
-    /* wake at least every 200 ms to notice processes that exit without
-     * a SIGCHLD reaching us (e.g. a grandchild holding the pipe) */
-    int rc = zmq_poll(items, n, left_ms > 200 ? 200 : (long)left_ms);
-    if (rc < 0 && zmq_errno() != EINTR)
+            fds[n++] = (struct pollfd){maat_proc_output_fd(m->bot[i].proc),
+                                       POLLIN, 0};
+    if (zap >= 0)
+        maat_transport_handle_zap(m->tr, on_refused_key, m);
+    int got = read_socket(m, MATCH_READ_CAP);
+    int timeout = 0;
+    if (!got) {
+        int64_t left_ms = (deadline_ns - maat_now_ns() + 999999) / 1000000;
+        /* wake at least every 200 ms to notice processes that exit without
+         * a SIGCHLD reaching us (e.g. a grandchild holding the pipe) */
+        timeout = left_ms < 0 ? 0 : left_ms > 200 ? 200 : (int)left_ms;
+    }
+    int rc = poll(fds, (nfds_t)n, timeout);
+    if (rc < 0 && errno != EINTR)
         return;
     /* Reading the bots' pipes and reaping costs two system calls per bot,
      * so it is done only when there is a reason: a signal (SIGCHLD), output
-     * on a pipe, or 200 ms since the last look (a process can end without
-     * a SIGCHLD reaching us, e.g. a grandchild holding the pipe). */
-    int look = rc == 0 || maat_now_ns() - m->processes_checked_ns > 200000000;
-    for (int i = 2 + (zap != NULL); i < n; i++)
-        look |= items[i].revents != 0;
-    if (items[1].revents & ZMQ_POLLIN) {
+     * on a pipe, a wait that ran out, or 200 ms since the last look (a
+     * process can end without a SIGCHLD reaching us, e.g. a grandchild
+     * holding the pipe). */
+    int look = (rc == 0 && !got) ||
+               maat_now_ns() - m->processes_checked_ns > 200000000;
+    for (int i = pipes; i < n; i++)
+        look |= rc > 0 && fds[i].revents != 0;
+    if (rc > 0 && (fds[1].revents & POLLIN)) {
         struct signalfd_siginfo si;
         look = 1;
         while (read(m->sigfd, &si, sizeof si) == (ssize_t)sizeof si)
@@ -149,13 +184,10 @@ void match_wait_input(match *m, int64_t deadline_ns)
                 m->interrupted = 1;
             }
     }
-    if (zap)
+    if (rc > 0 && zap >= 0 && fds[2].revents)
         maat_transport_handle_zap(m->tr, on_refused_key, m);
-    maat_inbound in;
-    for (int k = 0; k < 10000 && maat_transport_recv(m->tr, &in); k++) {
-        match_on_inbound(m, &in);
-        maat_inbound_close(&in);
-    }
+    if (rc > 0 && fds[0].revents)
+        read_socket(m, 1);
     if (look) {
         match_check_processes(m);
         m->processes_checked_ns = maat_now_ns();

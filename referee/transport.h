@@ -66,6 +66,15 @@ const char *maat_transport_endpoint(const maat_transport *t);
 /* The private directory (0700) of our ipc:// socket files. */
 const char *maat_transport_ipc_dir(const maat_transport *t);
 void *maat_transport_socket(maat_transport *t);
+/* The ZMQ_FD of the socket and of the ZAP socket (-1 without CURVE), for
+ * poll() beside other descriptors.  Edge-triggered, and not "a message is
+ * waiting": it becomes readable when libzmq has commands to process, and
+ * any call on the socket (a send included) may process them.  So a caller
+ * may block on it only after a receive on that socket returned nothing
+ * (maat_transport_recv 0, maat_transport_handle_zap), with no other call
+ * on the socket since; a readable fd may still bring no message. */
+int maat_transport_fd(const maat_transport *t);
+int maat_transport_zap_fd(const maat_transport *t);
 
 /* Send one payload to a routing id without blocking.  0, or -1 when the
  * peer is gone or not reading (errno from zmq). */
