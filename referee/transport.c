@@ -205,8 +205,22 @@ int maat_transport_recv(maat_transport *t, maat_inbound *in)
     zmq_msg_init(&in->payload);
     int more = zmq_msg_more(&part);
     zmq_msg_close(&part);
-    /* the payload is the first frame after the id; extra frames are read
-     * and dropped so the next message starts clean */
+    /* the payload is the first frame after the id, received in place */
+    if (more && zmq_msg_recv(&in->payload, t->sock, ZMQ_DONTWAIT) >= 0) {
+        in->frames = 2;
+        more = zmq_msg_more(&in->payload);
+        /* Only our ZAP handler vouches for a User-Id: without CURVE the
+         * property could only come from the peer's own handshake
+         * metadata, so it is not looked up (~360 instructions a message).
+         * Copied by hand: snprintf cost ~500. */
+        const char *user = t->zap ? zmq_msg_gets(&in->payload, "User-Id")
+                                  : NULL;
+        size_t n = user ? strnlen(user, sizeof in->user - 1) : 0;
+        if (n)
+            memcpy(in->user, user, n);
+        in->user[n] = 0;
+    }
+    /* extra frames are read and dropped so the next message starts clean */
     while (more) {
         zmq_msg_t extra;
         zmq_msg_init(&extra);
@@ -216,19 +230,6 @@ int maat_transport_recv(maat_transport *t, maat_inbound *in)
         }
         in->frames++;
         more = zmq_msg_more(&extra);
-        if (in->frames == 2) {
-            /* Only our ZAP handler vouches for a User-Id: without CURVE
-             * the property could only come from the peer's own handshake
-             * metadata, so it is not looked up (~360 instructions a
-             * message).  Copied by hand: snprintf cost ~500. */
-            const char *user = t->zap ? zmq_msg_gets(&extra, "User-Id")
-                                      : NULL;
-            size_t n = user ? strnlen(user, sizeof in->user - 1) : 0;
-            if (n)
-                memcpy(in->user, user, n);
-            in->user[n] = 0;
-            zmq_msg_move(&in->payload, &extra);
-        }
         zmq_msg_close(&extra);
     }
     return 1;
