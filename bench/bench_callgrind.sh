@@ -5,6 +5,7 @@
 #
 #   bench/bench_callgrind.sh [--build DIR] [--seats "2 3 4 5"] [--games G]
 #                            [--protocol 1|2|3] [--no-wait-credit]
+#                            [--referee-build DIR]
 #
 # Every number is a difference of two runs (G games and 2 games; 2200 and
 # 200 raw round trips) divided by the difference of their decisions, so
@@ -16,9 +17,16 @@
 #    runs it: a record of every game);
 #  - bots: every seat's maat-random under callgrind (so without the
 #    sandbox: valgrind must write its file), summed over the seats;
-#  - raw: bench-pingpong --wait poll (the referee polls), ROUTER and
-#    DEALER processes, with the mean request size of those games (measured
-#    with spy bots speaking the same protocol version).
+#  - raw: bench-pingpong ROUTER and DEALER processes, with the mean
+#    request size of those games (measured with spy bots speaking the same
+#    protocol version), each side waiting three ways: raw_router with
+#    --wait fd (a receive, then poll() on ZMQ_FD: how the referee waits,
+#    so ref_x compares like with like), raw_poll with --wait poll
+#    (zmq_poll: how the referee waited before 2026-11-26 and the SDK bot
+#    still does, so raw_dealer and bot_x come from this run), raw_recv
+#    with --wait recv (a blocking receive: the least a ROUTER can spend,
+#    though a referee, which must also watch its clock, signals and the
+#    bots' pipes, cannot wait that way; ref_x_recv).
 # --protocol 1: the bots speak protocol version 1 (maat-random
 # --full-observation: every request carries the observation); 2: the
 # delta protocol (maat-random --protocol 2); 3, the default: the delta
@@ -27,14 +35,18 @@
 # the bots' run-queue waits, which it takes (reading /proc) when a bot's
 # previous answer took 1 ms or more: under callgrind, on a loaded machine,
 # often and at random, so that its count moves by up to half run to run.
+# --referee-build: the referee and its bots from another build (an older
+# one, to compare), the raw ping-pong and the spies from --build.
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/bench/spy_requests.sh"
 build="$root/build-bench"
 seats_list="2 3 4 5"
 games=20
 protocol=3
 refargs=()
+refbuild=
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$(cd "$2" && pwd); shift 2 ;;
@@ -42,12 +54,13 @@ while [ $# -gt 0 ]; do
         --games) games="$2"; shift 2 ;;
         --protocol) protocol="$2"; shift 2 ;;
         --no-wait-credit) refargs=(--no-wait-credit); shift ;;
-        -h|--help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --referee-build) refbuild=$(cd "$2" && pwd); shift 2 ;;
+        -h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench_callgrind.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
-ref="$build/referee/maat-referee"
-bot="$build/sample-bots/maat-random"
+ref="${refbuild:-$build}/referee/maat-referee"
+bot="${refbuild:-$build}/sample-bots/maat-random"
 pp="$build/bench/bench-pingpong"
 spy="$build/tests/maat-spy-bot"
 case $protocol in
@@ -79,27 +92,9 @@ print(sum(g["decisions"] for g in games))
 EOF
 }
 
-# the mean request size in the spy files of directory $1
-req_bytes() { python3 - "$@" <<'EOF'
-import glob, struct, sys
-n = total = 0
-for path in glob.glob(sys.argv[1] + '/*.bin'):
-    b = open(path, 'rb').read()
-    at = 0
-    while at + 4 <= len(b):
-        (size,) = struct.unpack_from('<I', b, at)
-        msg = b[at + 4:at + 4 + size]
-        at += 4 + size
-        if b'\xa4type\xa7request' in msg:
-            n += 1
-            total += size
-print(round(total / n) if n else 0)
-EOF
-}
-
 echo "# bench_callgrind: instructions per decision, Pyramids, protocol version $protocol, $(date -u +%FT%TZ)"
 echo "# load average (callgrind counts do not depend on it): $(cut -d' ' -f1-3 /proc/loadavg)"
-printf "%5s %10s %10s %10s %10s %10s %8s %8s  %s\n" seats referee +record raw_router bots raw_dealer ref_x bot_x req_bytes
+printf "%5s %10s %10s %10s %10s %10s %10s %10s %8s %10s %8s  %s\n" seats referee +record raw_router raw_poll raw_recv bots raw_dealer ref_x ref_x_recv bot_x req_bytes
 for seats in $seats_list; do
     declare -A I D BD
     for g in 2 "$games"; do
@@ -150,32 +145,32 @@ for seats in $seats_list; do
     dd=$(( D[$games] - D[2] ))
     # mean request size of 20 such games, measured by spies of this
     # protocol version; 52-byte actions
-    rm -rf "$tmp/s"; mkdir -p "$tmp/s"
-    args=()
-    for ((i = 0; i < seats; i++)); do
-        args+=(--bot "s$i=$spy --dir $tmp/s --seed 1 --version $protocol")
-    done
-    "$ref" --quiet --no-sandbox --games 20 --seed 1 "${args[@]}"
-    req=$(req_bytes "$tmp/s")
-    for n in 200 2200; do
-        rm -rf "$tmp/p$n"; mkdir -p "$tmp/p$n"
-        "${cg[@]}" --trace-children=yes --callgrind-out-file="$tmp/p$n/cg.%p" \
-            "$pp" --transport ipc --count "$n" --warmup 0 --wait poll \
-            --req-bytes "$req" --act-bytes 52 >/dev/null
-        # the ROUTER is the parent (the lowest pid), the DEALER the child
-        files=($(ls "$tmp/p$n"/cg.* | sort -t. -k2 -n))
-        I[pr$n]=$(instr "${files[0]}")
-        I[pd$n]=$(instr "${files[@]:1}")
+    rm -rf "$tmp/s"
+    req=$(spy_request_bytes "$build/referee/maat-referee" "$spy" "$seats" "$protocol" "$tmp/s")
+    for w in fd poll recv; do
+        for n in 200 2200; do
+            rm -rf "$tmp/p$n"; mkdir -p "$tmp/p$n"
+            "${cg[@]}" --trace-children=yes --callgrind-out-file="$tmp/p$n/cg.%p" \
+                "$pp" --transport ipc --count "$n" --warmup 0 --wait "$w" \
+                --req-bytes "$req" --act-bytes 52 >/dev/null
+            # the ROUTER is the parent (the lowest pid), the DEALER the child
+            files=($(ls "$tmp/p$n"/cg.* | sort -t. -k2 -n))
+            I[pr$w$n]=$(instr "${files[0]}")
+            I[pd$w$n]=$(instr "${files[@]:1}")
+        done
     done
     r=$(( (I[ref$games] - I[ref2]) / dd ))
     rr=$(( (I[rec$games] - I[rec2]) / dd ))
     b=$(( (I[bot$games] - I[bot2]) / (BD[$games] - BD[2]) ))
-    pr=$(( (I[pr2200] - I[pr200]) / 2000 ))
-    pd=$(( (I[pd2200] - I[pd200]) / 2000 ))
-    printf "%5d %10d %10d %10d %10d %10d %8.2f %8.2f  %d\n" "$seats" "$r" "$rr" "$pr" "$b" "$pd" \
-        "$(awk "BEGIN {print $r / $pr}")" "$(awk "BEGIN {print $b / $pd}")" "$req"
+    pr=$(( (I[prfd2200] - I[prfd200]) / 2000 ))
+    pp_=$(( (I[prpoll2200] - I[prpoll200]) / 2000 ))
+    prr=$(( (I[prrecv2200] - I[prrecv200]) / 2000 ))
+    pd=$(( (I[pdpoll2200] - I[pdpoll200]) / 2000 ))
+    printf "%5d %10d %10d %10d %10d %10d %10d %10d %8.2f %10.2f %8.2f  %d\n" "$seats" "$r" "$rr" "$pr" "$pp_" "$prr" "$b" "$pd" \
+        "$(awk "BEGIN {print $r / $pr}")" "$(awk "BEGIN {print $r / $prr}")" \
+        "$(awk "BEGIN {print $b / $pd}")" "$req"
     unset I D BD
 done
 echo "# referee: $ref --quiet --games G --seed 1 --time 5000 --ladder L [--record R: +record]${refargs[@]+ ${refargs[*]}} + seats x --bot rK='maat-random$botargs' (sandboxed when bubblewrap works), G = $games minus G = 2"
 echo "# bots: the same with --no-sandbox --time 30000 --ladder (their own decisions, no fault) and each bot run as 'valgrind --tool=callgrind $bot$botargs'"
-echo "# raw: $pp --transport ipc --count N --wait poll --req-bytes B --act-bytes 52 under valgrind --trace-children=yes, N = 2200 minus N = 200"
+echo "# raw: $pp --transport ipc --count N --wait fd|poll|recv --req-bytes B --act-bytes 52 under valgrind --trace-children=yes, N = 2200 minus N = 200"

@@ -14,12 +14,16 @@
  * request and action (bench-decision measures those from a match).
  *
  *   bench-pingpong [--transport ipc|tcp|both] [--count N] [--warmup N]
- *                  [--req-bytes B] [--act-bytes B] [--wait recv|poll]
+ *                  [--req-bytes B] [--act-bytes B] [--wait recv|poll|fd]
  *                  [--seconds S] [--machine] [--samples FILE]
  *
- * --wait poll waits in zmq_poll before each receive on both sides, as the
- * referee's wait loop and the SDK's bot loop do; recv (the default) blocks
- * in zmq_msg_recv.  --seconds S stops a transport early after S seconds.
+ * How each side waits for a message: recv (the default) blocks in
+ * zmq_msg_recv, the cheapest; poll waits in zmq_poll before each receive,
+ * as the SDK's bot loop does (and the referee did before 2026-11-26); fd
+ * tries a receive and, when none is waiting, poll()s the socket's ZMQ_FD,
+ * as the referee's wait loop does now (referee/match.c: a referee must
+ * also watch signals, pipes and its clock, so it cannot block in a
+ * receive).  --seconds S stops a transport early after S seconds.
  * --machine prints one key=value line per transport (read by
  * bench-decision); --samples FILE appends every timed round trip in
  * nanoseconds, one a line (bench-decision pools them).  CPU columns: getrusage of each process over its whole
@@ -27,6 +31,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,10 +46,12 @@
 
 #define MAX_MSG 65536 /* the referee's cap on bot messages (protocol.h) */
 
+enum { WAIT_RECV, WAIT_POLL, WAIT_FD };
+
 typedef struct opts {
     long count, warmup;
     size_t req_bytes, act_bytes;
-    int poll_wait;
+    int poll_wait; /* WAIT_RECV, WAIT_POLL or WAIT_FD */
     double seconds;
     int machine;
     const char *samples; /* write every round trip (ns) here, one a line */
@@ -79,20 +86,45 @@ static void die(const char *what)
     exit(1);
 }
 
-/* Wait until the socket is readable (poll mode); 10 s at most. */
-static void wait_readable(void *sock, int poll_wait)
+static void silent_peer(void)
 {
-    if (!poll_wait)
-        return;
-    zmq_pollitem_t item = {sock, 0, ZMQ_POLLIN, 0};
+    fprintf(stderr, "bench-pingpong: peer silent for 10 s\n");
+    exit(1);
+}
+
+/* The ZMQ_FD of this process's one socket, asked once (as the referee
+ * does), for --wait fd. */
+static int sock_fd = -1;
+
+/* Receive one frame, waiting as --wait says; 10 s at most. */
+static int recv_wait(zmq_msg_t *m, void *sock, int wait)
+{
+    if (wait == WAIT_RECV)
+        return zmq_msg_recv(m, sock, 0);
     for (;;) {
-        int n = zmq_poll(&item, 1, 10000);
-        if (n > 0)
-            return;
-        if (n < 0 && zmq_errno() == EINTR)
-            continue;
-        fprintf(stderr, "bench-pingpong: peer silent for 10 s\n");
-        exit(1);
+        if (wait == WAIT_POLL) {
+            zmq_pollitem_t item = {sock, 0, ZMQ_POLLIN, 0};
+            int n = zmq_poll(&item, 1, 10000);
+            if (n == 0)
+                silent_peer();
+            if (n < 0 && zmq_errno() != EINTR)
+                return -1;
+        }
+        int rc = zmq_msg_recv(m, sock, ZMQ_DONTWAIT);
+        if (rc >= 0 || (zmq_errno() != EAGAIN && zmq_errno() != EINTR))
+            return rc;
+        if (wait == WAIT_FD) {
+            /* edge-triggered: only after a receive that found nothing */
+            size_t len = sizeof sock_fd;
+            if (sock_fd < 0 && zmq_getsockopt(sock, ZMQ_FD, &sock_fd, &len))
+                return -1;
+            struct pollfd p = {sock_fd, POLLIN, 0};
+            int n = poll(&p, 1, 10000);
+            if (n == 0)
+                silent_peer();
+            if (n < 0 && errno != EINTR)
+                return -1;
+        }
     }
 }
 
@@ -127,8 +159,7 @@ static int dealer_main(int rfd, const opts *o)
     for (;;) {
         zmq_msg_t m;
         zmq_msg_init(&m);
-        wait_readable(s, o->poll_wait);
-        if (zmq_msg_recv(&m, s, 0) < 0) {
+        if (recv_wait(&m, s, o->poll_wait) < 0) {
             zmq_msg_close(&m);
             if (zmq_errno() == EINTR)
                 continue;
@@ -151,13 +182,10 @@ static int dealer_main(int rfd, const opts *o)
 static size_t router_recv(void *s, uint8_t *rid, size_t *rid_len, int poll_w)
 {
     zmq_msg_t m;
-    wait_readable(s, poll_w);
     zmq_msg_init(&m);
-    while (zmq_msg_recv(&m, s, poll_w ? ZMQ_DONTWAIT : 0) < 0) {
-        if (zmq_errno() != EINTR && zmq_errno() != EAGAIN)
+    while (recv_wait(&m, s, poll_w) < 0)
+        if (zmq_errno() != EINTR)
             die("router recv");
-        wait_readable(s, poll_w);
-    }
     if (rid) {
         *rid_len = zmq_msg_size(&m) < 256 ? zmq_msg_size(&m) : 255;
         memcpy(rid, zmq_msg_data(&m), *rid_len);
@@ -312,7 +340,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
 "usage: bench-pingpong [--transport ipc|tcp|both] [--count N] [--warmup N]\n"
-"                      [--req-bytes B] [--act-bytes B] [--wait recv|poll]\n"
+"                      [--req-bytes B] [--act-bytes B] [--wait recv|poll|fd]\n"
 "                      [--seconds S] [--machine] [--samples FILE]\n"
 "Raw ZeroMQ DEALER<->ROUTER round trips between two processes with opaque\n"
 "payloads the size of a Pyramids request and action: the physical limit a\n"
@@ -355,8 +383,10 @@ int main(int argc, char **argv)
                     !strcmp(v, "both"))) {
             transport = v;
         } else if (!strcmp(a, "--wait") && v &&
-                   (!strcmp(v, "recv") || !strcmp(v, "poll"))) {
-            o.poll_wait = !strcmp(v, "poll");
+                   (!strcmp(v, "recv") || !strcmp(v, "poll") ||
+                    !strcmp(v, "fd"))) {
+            o.poll_wait = !strcmp(v, "poll") ? WAIT_POLL
+                          : !strcmp(v, "fd") ? WAIT_FD : WAIT_RECV;
         } else if (!strcmp(a, "--count")) {
             o.count = arg_long(a, v, 1, 100000000);
         } else if (!strcmp(a, "--warmup")) {
@@ -394,7 +424,8 @@ int main(int argc, char **argv)
                "trips, two processes\n# request %zu B, action %zu B, up to "
                "%ld round trips after %ld warm-up, wait: %s\n",
                major, minor, patch, o.req_bytes, o.act_bytes, o.count,
-               o.warmup, o.poll_wait ? "zmq_poll" : "blocking recv");
+               o.warmup, o.poll_wait == WAIT_POLL ? "zmq_poll"
+               : o.poll_wait == WAIT_FD ? "poll() on ZMQ_FD" : "blocking recv");
         printf("%-9s %7s %8s %8s %8s %8s %8s %9s %12s %12s\n", "transport",
                "n", "min_us", "med_us", "p90_us", "p99_us", "mean_us",
                "max_us", "cpu_router", "cpu_dealer");
