@@ -25,7 +25,7 @@
  *    raw ping-pong -- the numbers to trust on a loaded machine.
  *
  *   bench-decision [--rounds R] [--games G] [--seats N] [--raw-count K]
- *                  [--transport ipc|tcp] [--raw-wait recv|poll] [--seed S]
+ *                  [--transport ipc|tcp] [--raw-wait recv|poll|fd] [--seed S]
  *                  [--bot CMD] [--pingpong PATH] [--spy PATH]
  *                  [--cpu N] [--sandbox on|off] [--seconds S]
  *
@@ -412,13 +412,14 @@ static void usage(FILE *f)
 {
     fprintf(f,
 "usage: bench-decision [--rounds R] [--games G] [--seats N] [--raw-count K]\n"
-"                      [--transport ipc|tcp] [--raw-wait recv|poll]\n"
+"                      [--transport ipc|tcp] [--raw-wait recv|poll|fd]\n"
 "                      [--seed S] [--bot CMD] [--pingpong PATH] [--spy PATH]\n"
 "                      [--cpu N] [--sandbox on|off] [--protocol 1|2|3]\n"
 "The referee's cost per decision in a real Pyramids match between bots that\n"
 "answer at once, against raw ZeroMQ round trips of the same sizes, the two\n"
 "interleaved in rounds in one run.  Defaults: 10 rounds of (2000 raw round\n"
-"trips, a 30-game series, a 1-game series), 2 seats, ipc, raw wait recv,\n"
+"trips, a 30-game series, a 1-game series), 2 seats, ipc, raw wait recv\n"
+"(the cheapest; fd waits as the referee does, bench-pingpong --help),\n"
 "seed 1, the random sample bot; programs from this build directory;\n"
 "bots sandboxed as maat-referee does when bubblewrap works (--sandbox off:\n"
 "not), idle seats at nice 19 while another decides.\n"
@@ -472,7 +473,8 @@ int main(int argc, char **argv)
                    (!strcmp(v, "ipc") || !strcmp(v, "tcp"))) {
             transport = v;
         } else if (!strcmp(a, "--raw-wait") && v &&
-                   (!strcmp(v, "recv") || !strcmp(v, "poll"))) {
+                   (!strcmp(v, "recv") || !strcmp(v, "poll") ||
+                    !strcmp(v, "fd"))) {
             raw_wait = v;
         } else if (!strcmp(a, "--bot") && v) {
             bot = v;

@@ -3,7 +3,11 @@
 # against the raw ZeroMQ ROUTER of bench-pingpong with the same request
 # size, each side waiting the three ways bench-pingpong offers.
 #
-#   bench/bench_syscalls.sh [--build DIR] [--seats N] [--games G]
+#   bench/bench_syscalls.sh [--build DIR] [--referee-build DIR] [--seats N]
+#                           [--games G]
+#
+# --referee-build: the referee and its bots from another build (an older
+# one, to compare), the raw ping-pong and the spies from --build.
 #
 # Like bench_callgrind.sh, every number is a difference of two runs (G
 # games and 2 games; 2200 and 200 raw round trips) divided by the
@@ -22,19 +26,21 @@ set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/bench/spy_requests.sh"
 build="$root/build-bench"
+refbuild=
 seats=4
 games=20
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$(cd "$2" && pwd); shift 2 ;;
+        --referee-build) refbuild=$(cd "$2" && pwd); shift 2 ;;
         --seats) seats="$2"; shift 2 ;;
         --games) games="$2"; shift 2 ;;
-        -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench_syscalls.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
-ref="$build/referee/maat-referee"
-bot="$build/sample-bots/maat-random"
+ref="${refbuild:-$build}/referee/maat-referee"
+bot="${refbuild:-$build}/sample-bots/maat-random"
 pp="$build/bench/bench-pingpong"
 spy="$build/tests/maat-spy-bot"
 for p in "$ref" "$bot" "$pp" "$spy"; do
@@ -95,7 +101,7 @@ for g in 2 "$games"; do
     echo $(decisions "$tmp/l$g.jsonl") >"$tmp/ref$g.d"
 done
 # the request size of these games, from spies speaking the same version
-req=$(spy_request_bytes "$ref" "$spy" "$seats" 2 "$tmp/s")
+req=$(spy_request_bytes "$build/referee/maat-referee" "$spy" "$seats" 2 "$tmp/s")
 for w in fd poll recv; do
     for n in 200 2200; do
         strace -f -qq -o "$tmp/$w$n.st" "$pp" --transport ipc --count "$n" \
