@@ -4,10 +4,11 @@
 # size, each side waiting the three ways bench-pingpong offers.
 #
 #   bench/bench_syscalls.sh [--build DIR] [--referee-build DIR] [--seats N]
-#                           [--games G]
+#                           [--games G] [--referee-arg ARG]...
 #
-# --referee-build: the referee and its bots from another build (an older
-# one, to compare), the raw ping-pong and the spies from --build.
+# --referee-build and --referee-arg as in bench_callgrind.sh (strace slows
+# the referee down too, so --referee-arg --no-wait-credit leaves out the
+# fair clock's samples of a bot that takes its time).
 #
 # Like bench_callgrind.sh, every number is a difference of two runs (G
 # games and 2 games; 2200 and 200 raw round trips) divided by the
@@ -27,15 +28,17 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/bench/spy_requests.sh"
 build="$root/build-bench"
 refbuild=
+refargs=()
 seats=4
 games=20
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$(cd "$2" && pwd); shift 2 ;;
         --referee-build) refbuild=$(cd "$2" && pwd); shift 2 ;;
+        --referee-arg) refargs+=("$2"); shift 2 ;;
         --seats) seats="$2"; shift 2 ;;
         --games) games="$2"; shift 2 ;;
-        -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench_syscalls.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -96,7 +99,8 @@ for g in 2 "$games"; do
     args=()
     for ((i = 0; i < seats; i++)); do args+=(--bot "r$i=$bot"); done
     strace -f -qq -o "$tmp/ref$g.st" "$ref" --quiet --games "$g" --seed 1 \
-        --time 5000 --first-time 10000 --ladder "$tmp/l$g.jsonl" "${args[@]}"
+        --time 5000 --first-time 10000 --ladder "$tmp/l$g.jsonl" \
+        ${refargs[@]+"${refargs[@]}"} "${args[@]}"
     count "$tmp/ref$g.st" >"$tmp/ref$g.n"
     echo $(decisions "$tmp/l$g.jsonl") >"$tmp/ref$g.d"
 done
@@ -141,5 +145,5 @@ for k in names + ['total']:
         row += '%17s' % ('%.2f / %.2f' % (x, y))
     print(row)
 EOF
-echo "# referee: strace -f $ref --quiet --games G --seed 1 --time 5000 --ladder L + $seats x --bot rK=maat-random, G = $games minus G = 2, per decision"
+echo "# referee: strace -f $ref --quiet --games G --seed 1 --time 5000 --ladder L ${refargs[*]-} + $seats x --bot rK=maat-random, G = $games minus G = 2, per decision"
 echo "# raw: strace -f $pp --transport ipc --count N --wait fd|poll|recv --req-bytes $req --act-bytes 52, N = 2200 minus N = 200, the ROUTER process"
