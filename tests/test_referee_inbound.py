@@ -10,6 +10,8 @@ here with python3-zmq or raw sockets:
   - an action whose map key is not UTF-8 is a recorded fault, never lost;
   - one connection flooding wrong-token hellos is logged a few times and
     counted, not logged per message;
+  - without CURVE, a User-Id a peer puts in its own handshake is not
+    taken for an authenticated key (it was logged as "key of ...");
   - 1,200 raw connections at a soft open-files limit of 1,024 do not abort
     the referee;
   - match ids are checked (200 plain characters), never cut; 1,100
@@ -306,6 +308,73 @@ def flood(tmp):
         ctx.term()
 
 
+# ---- a User-Id forged in the handshake -----------------------------------
+
+def zmtp_null_peer(path, props, body):
+    """A ZMTP 3.0 peer written by hand on a unix socket: the NULL
+    mechanism, a READY command with the properties `props` (which
+    python3-zmq would not send: it allows only X- names), then one
+    message `body`.  Returns the socket (close it)."""
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    s.settimeout(20)
+    s.connect(path)
+    greeting = (b'\xff' + b'\0' * 8 + b'\x7f' + b'\x03\x00' +
+                b'NULL'.ljust(20, b'\0') + b'\x00' + b'\0' * 31)
+    s.sendall(greeting)
+    got = b''
+    while len(got) < 64:
+        chunk = s.recv(64 - len(got))
+        if not chunk:
+            raise OSError('the referee closed the connection')
+        got += chunk
+    ready = b'\x05READY'
+    for name, value in props:
+        ready += (bytes([len(name)]) + name +
+                  len(value).to_bytes(4, 'big') + value)
+    s.sendall(b'\x04' + bytes([len(ready)]) + ready)
+    s.sendall(b'\x00' + bytes([len(body)]) + body)
+    return s
+
+
+def forged_user(tmp):
+    d = os.path.join(tmp, 'forged')
+    os.makedirs(d)
+    ref, ep = start_referee(d, [], bots=1, remote=[('me', TOKEN)])
+    ctx = zmq.Context()
+    peer = None
+    try:
+        path = ep[len('ipc://'):]
+        deadline = time.monotonic() + 20
+        while not os.path.exists(path) and time.monotonic() < deadline:
+            if ref.poll() is not None:
+                break
+            time.sleep(0.01)  # polling for the socket file, not a wait
+        peer = zmtp_null_peer(path, [(b'Socket-Type', b'DEALER'),
+                                     (b'User-Id', b'mallory')],
+                              hello('ab' * 16))
+        # its reject says the hello was read before the match goes on
+        reject = b''
+        while b'reject' not in reject:
+            chunk = peer.recv(4096)
+            if not chunk:
+                break
+            reject += chunk
+        check(b'reject' in reject, 'forged User-Id: its hello is refused')
+        play_remote(ctx, ep, TOKEN)
+        rc, err = finish(ref)
+        check(rc == 0, 'forged User-Id: the match finishes', 'rc %r' % rc)
+        check('unknown token' in err and 'mallory' not in err,
+              'forged User-Id: without CURVE it is not logged as a key',
+              err[-2000:])
+    finally:
+        if peer:
+            peer.close()
+        if ref.poll() is None:
+            ref.kill()
+            ref.wait()
+        ctx.term()
+
+
 # ---- descriptor exhaustion ---------------------------------------------
 
 def descriptors(tmp):
@@ -555,6 +624,7 @@ def main():
         hello_again(tmp)
         bad_key(tmp)
         flood(tmp)
+        forged_user(tmp)
         descriptors(tmp)
         arguments(tmp)
         short_write(tmp)
