@@ -4,11 +4,12 @@
 # size, each side waiting the three ways bench-pingpong offers.
 #
 #   bench/bench_syscalls.sh [--build DIR] [--referee-build DIR] [--seats N]
-#                           [--games G] [--referee-arg ARG]...
+#                           [--games G] [--protocol 1|2|3] [--no-wait-credit]
 #
-# --referee-build and --referee-arg as in bench_callgrind.sh (strace slows
-# the referee down too, so --referee-arg --no-wait-credit leaves out the
-# fair clock's samples of a bot that takes its time).
+# --referee-build, --protocol and --no-wait-credit as in bench_callgrind.sh
+# (strace slows the referee down too: without --no-wait-credit every
+# answer takes a millisecond or more, and the fair clock samples /proc
+# for each next request).
 #
 # Like bench_callgrind.sh, every number is a difference of two runs (G
 # games and 2 games; 2200 and 200 raw round trips) divided by the
@@ -29,16 +30,18 @@ root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 build="$root/build-bench"
 refbuild=
 refargs=()
+protocol=3
 seats=4
 games=20
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$(cd "$2" && pwd); shift 2 ;;
         --referee-build) refbuild=$(cd "$2" && pwd); shift 2 ;;
-        --referee-arg) refargs+=("$2"); shift 2 ;;
+        --protocol) protocol="$2"; shift 2 ;;
+        --no-wait-credit) refargs=(--no-wait-credit); shift ;;
         --seats) seats="$2"; shift 2 ;;
         --games) games="$2"; shift 2 ;;
-        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench_syscalls.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -46,6 +49,12 @@ ref="${refbuild:-$build}/referee/maat-referee"
 bot="${refbuild:-$build}/sample-bots/maat-random"
 pp="$build/bench/bench-pingpong"
 spy="$build/tests/maat-spy-bot"
+case $protocol in
+    1) botargs=" --full-observation" ;;
+    2) botargs=" --protocol 2" ;;
+    3) botargs="" ;;
+    *) echo "bench_syscalls.sh: --protocol 1, 2 or 3" >&2; exit 2 ;;
+esac
 for p in "$ref" "$bot" "$pp" "$spy"; do
     [ -x "$p" ] || { echo "bench_syscalls.sh: no $p (ninja -C $build)" >&2; exit 1; }
 done
@@ -97,7 +106,7 @@ print(sum(json.loads(l)["decisions"] for l in open(sys.argv[1])))' "$1"; }
 # the referee, G games and 2
 for g in 2 "$games"; do
     args=()
-    for ((i = 0; i < seats; i++)); do args+=(--bot "r$i=$bot"); done
+    for ((i = 0; i < seats; i++)); do args+=(--bot "r$i=$bot$botargs"); done
     strace -f -qq -o "$tmp/ref$g.st" "$ref" --quiet --games "$g" --seed 1 \
         --time 5000 --first-time 10000 --ladder "$tmp/l$g.jsonl" \
         ${refargs[@]+"${refargs[@]}"} "${args[@]}"
@@ -105,7 +114,7 @@ for g in 2 "$games"; do
     echo $(decisions "$tmp/l$g.jsonl") >"$tmp/ref$g.d"
 done
 # the request size of these games, from spies speaking the same version
-req=$(spy_request_bytes "$build/referee/maat-referee" "$spy" "$seats" 2 "$tmp/s")
+req=$(spy_request_bytes "$build/referee/maat-referee" "$spy" "$seats" "$protocol" "$tmp/s")
 for w in fd poll recv; do
     for n in 200 2200; do
         strace -f -qq -o "$tmp/$w$n.st" "$pp" --transport ipc --count "$n" \
@@ -114,7 +123,7 @@ for w in fd poll recv; do
     done
 done
 
-echo "# bench_syscalls: system calls per decision, Pyramids, $seats seats, $(date -u +%FT%TZ)"
+echo "# bench_syscalls: system calls per decision, Pyramids, $seats seats, protocol version $protocol, $(date -u +%FT%TZ)"
 echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg); request $req B"
 python3 - "$tmp" "$games" <<'EOF'
 import collections, sys
@@ -145,5 +154,5 @@ for k in names + ['total']:
         row += '%17s' % ('%.2f / %.2f' % (x, y))
     print(row)
 EOF
-echo "# referee: strace -f $ref --quiet --games G --seed 1 --time 5000 --ladder L ${refargs[*]-} + $seats x --bot rK=maat-random, G = $games minus G = 2, per decision"
+echo "# referee: strace -f $ref --quiet --games G --seed 1 --time 5000 --ladder L ${refargs[*]-} + $seats x --bot rK='maat-random$botargs', G = $games minus G = 2, per decision"
 echo "# raw: strace -f $pp --transport ipc --count N --wait fd|poll|recv --req-bytes $req --act-bytes 52, N = 2200 minus N = 200, the ROUTER process"
