@@ -40,7 +40,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-. "$root/bench/spy_requests.sh"
+. "$root/bench/raw_compare.sh"
 build="$root/build-bench"
 seats_list="2 3 4 5"
 games=20
@@ -59,19 +59,7 @@ while [ $# -gt 0 ]; do
         *) echo "bench_callgrind.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
-ref="${refbuild:-$build}/referee/maat-referee"
-bot="${refbuild:-$build}/sample-bots/maat-random"
-pp="$build/bench/bench-pingpong"
-spy="$build/tests/maat-spy-bot"
-case $protocol in
-    1) botargs=" --full-observation" ;;
-    2) botargs=" --protocol 2" ;;
-    3) botargs="" ;;
-    *) echo "bench_callgrind.sh: --protocol 1, 2 or 3" >&2; exit 2 ;;
-esac
-for p in "$ref" "$bot" "$pp" "$spy"; do
-    [ -x "$p" ] || { echo "bench_callgrind.sh: no $p (ninja -C $build)" >&2; exit 1; }
-done
+bench_programs bench_callgrind.sh
 command -v valgrind >/dev/null || { echo "bench_callgrind.sh: needs valgrind" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/maat-bench-cg-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

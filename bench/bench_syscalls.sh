@@ -26,7 +26,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-. "$root/bench/spy_requests.sh"
+. "$root/bench/raw_compare.sh"
 build="$root/build-bench"
 refbuild=
 refargs=()
@@ -45,19 +45,7 @@ while [ $# -gt 0 ]; do
         *) echo "bench_syscalls.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
-ref="${refbuild:-$build}/referee/maat-referee"
-bot="${refbuild:-$build}/sample-bots/maat-random"
-pp="$build/bench/bench-pingpong"
-spy="$build/tests/maat-spy-bot"
-case $protocol in
-    1) botargs=" --full-observation" ;;
-    2) botargs=" --protocol 2" ;;
-    3) botargs="" ;;
-    *) echo "bench_syscalls.sh: --protocol 1, 2 or 3" >&2; exit 2 ;;
-esac
-for p in "$ref" "$bot" "$pp" "$spy"; do
-    [ -x "$p" ] || { echo "bench_syscalls.sh: no $p (ninja -C $build)" >&2; exit 1; }
-done
+bench_programs bench_syscalls.sh
 command -v strace >/dev/null || { echo "bench_syscalls.sh: needs strace" >&2; exit 1; }
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/maat-bench-sc-XXXXXX")
 trap 'rm -rf "$tmp"' EXIT

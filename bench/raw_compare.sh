@@ -1,6 +1,28 @@
-# spy_requests.sh -- sourced by the bench scripts that compare a match with
+# raw_compare.sh -- sourced by the bench scripts that compare a match with
 # raw ZeroMQ round trips of the same size (bench_callgrind.sh,
-# bench_syscalls.sh).
+# bench_syscalls.sh): the programs they run, and the request size.
+#
+# bench_programs NAME: from $build, $refbuild (empty: $build) and
+# $protocol (1, 2 or 3), set ref, bot (maat-random), pp (bench-pingpong),
+# spy and botargs (the bots' arguments for that protocol version), and
+# exit with a message naming NAME if one is missing.
+bench_programs() {
+    ref="${refbuild:-$build}/referee/maat-referee"
+    bot="${refbuild:-$build}/sample-bots/maat-random"
+    pp="$build/bench/bench-pingpong"
+    spy="$build/tests/maat-spy-bot"
+    case $protocol in
+        1) botargs=" --full-observation" ;;
+        2) botargs=" --protocol 2" ;;
+        3) botargs="" ;;
+        *) echo "$1: --protocol 1, 2 or 3" >&2; exit 2 ;;
+    esac
+    local p
+    for p in "$ref" "$bot" "$pp" "$spy"; do
+        [ -x "$p" ] || { echo "$1: no $p (ninja -C $build)" >&2; exit 1; }
+    done
+}
+
 #
 # spy_request_bytes REF SPY SEATS VERSION DIR: play 20 games between SEATS
 # spy bots (tests/bots/spy.c) speaking protocol VERSION, their files in
