@@ -84,6 +84,92 @@ static void read_threads(const char *pid, maat_fair_threads *t, int states)
         t->n = -1;
 }
 
+void maat_fair_watch_close(maat_fair_watch *w)
+{
+    for (int i = 0; i < w->n; i++)
+        close(w->fd[i]);
+    w->n = 0;
+    w->pid = 0;
+}
+
+/* Open the schedstat file of every thread of `pid`; n = -1 if too many. */
+static void watch_open(maat_fair_watch *w, pid_t pid)
+{
+    char dir[64], path[128];
+    maat_fair_watch_close(w);
+    w->pid = pid;
+    snprintf(dir, sizeof dir, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!isdigit((unsigned char)e->d_name[0]))
+            continue;
+        if (w->n == MAAT_FAIR_THREADS) { /* too many to tell */
+            maat_fair_watch_close(w);
+            w->pid = pid;
+            w->n = -1;
+            break;
+        }
+        snprintf(path, sizeof path, "%s/%.20s/schedstat", dir, e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd >= 0) {
+            w->tid[w->n] = (int32_t)atoi(e->d_name);
+            w->fd[w->n++] = fd;
+        }
+    }
+    closedir(d);
+}
+
+/* The watched threads' schedstat into t; 0, or -1 if one could not be
+ * read (a thread gone: the watch is stale). */
+static int watch_read(const maat_fair_watch *w, maat_fair_threads *t)
+{
+    char buf[128];
+    t->n = -1;
+    if (w->n <= 0)
+        return w->n < 0 ? 0 : -1;
+    for (int i = 0; i < w->n; i++) {
+        ssize_t k = pread(w->fd[i], buf, sizeof buf - 1, 0);
+        unsigned long long r, wt;
+        if (k <= 0)
+            return -1;
+        buf[k] = 0;
+        if (sscanf(buf, "%llu %llu", &r, &wt) != 2)
+            return -1;
+        t->tid[i] = w->tid[i];
+        t->run[i] = (int64_t)r;
+        t->wait[i] = (int64_t)wt;
+        t->state[i] = '?';
+    }
+    t->n = w->n;
+    return 0;
+}
+
+/* One process through its watch, reopened once if stale or another's. */
+static void watch_sample(maat_fair_watch *w, pid_t pid, maat_fair_threads *t)
+{
+    if (w->pid != pid || (w->n == 0))
+        watch_open(w, pid);
+    if (watch_read(w, t) != 0) {
+        watch_open(w, pid);
+        if (watch_read(w, t) != 0)
+            t->n = -1;
+    }
+}
+
+void maat_fair_sample_quick(maat_fair_sample *s, maat_fair_watch *self,
+                            maat_fair_watch *bot, pid_t bot_pid)
+{
+    s->at_ns = now_ns();
+    watch_sample(self, getpid(), &s->ref);
+    s->bot.n = -1;
+    s->group_cpu_ns = -1;
+    if (bot_pid > 0)
+        watch_sample(bot, bot_pid, &s->bot);
+}
+
 /* CPU (user + system, every thread) of each process in process group
  * `pgid`, summed from /proc/N/stat.  Clock ticks, so 10 ms steps: enough
  * against a window of at least the grace. */

@@ -14,8 +14,9 @@
  * A bot that takes its time (its previous answer took 1 ms or more, or
  * this is its first request) is also sampled when the request leaves, so
  * a delay before the limit -- the request waiting for the bot's threads to
- * get a CPU -- counts too; an instant bot is not (a sample costs 11-49 us,
- * a round trip about 45), and its delays after the limit still count.
+ * get a CPU -- counts too, read through files kept open (maat_fair_watch:
+ * a pread per thread); an instant bot is not sampled (a round trip is
+ * about 45 us), and its delays after the limit still count.
  *
  * The rule, for a window between two samples: the run-queue wait of all
  * the referee's threads and all the bot's threads, summed (a message
@@ -63,6 +64,28 @@ typedef struct maat_fair_sample {
     maat_fair_threads bot;  /* the bot's; n = -1 for a remote bot */
     int64_t group_cpu_ns;   /* CPU of the bot's process group; -1 not read */
 } maat_fair_sample;
+
+/* The schedstat files of one process's threads, kept open so that the
+ * early sample at every request of a bot that takes its time costs a
+ * pread per thread, not a directory listing and an open per thread.
+ * Zeroed = nothing open.  Owned by the caller: close with
+ * maat_fair_watch_close. */
+typedef struct maat_fair_watch {
+    pid_t pid;  /* the process watched; 0: none */
+    int n;      /* open files */
+    int32_t tid[MAAT_FAIR_THREADS];
+    int fd[MAAT_FAIR_THREADS];
+} maat_fair_watch;
+
+void maat_fair_watch_close(maat_fair_watch *w);
+
+/* A quick sample (no group CPU, no states) through two watches: the
+ * referee's own threads and the bot's (bot_pid 0: none).  A watch is
+ * (re)opened when its process changed or a read failed (a thread gone); a
+ * thread born since it was opened is missed here, and counts from zero
+ * in the next full sample, which lists the threads afresh. */
+void maat_fair_sample_quick(maat_fair_sample *s, maat_fair_watch *self,
+                            maat_fair_watch *bot, pid_t bot_pid);
 
 /* Sample now.  bot_pid: the bot process (after maat_proc_follow_wrapper),
  * or 0 for a bot the referee did not spawn.  `group`: also read the CPU

@@ -329,8 +329,8 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
     int presample = !b->out && m->c->clock.wait_credit &&
                     (!b->first_done || b->wall_ns_last >= 1000000);
     if (presample)
-        maat_fair_sample_take(&base, b->proc ? maat_proc_bot_pid(b->proc) : 0,
-                              0);
+        maat_fair_sample_quick(&base, &m->fair_self, &b->fair_watch,
+                               b->proc ? maat_proc_bot_pid(b->proc) : 0);
     if (!b->out && match_send_request(m, b, d, legal, n_legal) == 0) {
         int64_t allowed = match_base_ms(m, b) + b->bank_ms;
         int64_t credit = wait_for_answer(m, b, t0, allowed,
@@ -554,8 +554,11 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
 out:
     if (m->tr)
         match_stop_bots(m);
-    for (int i = 0; i < m->n; i++)
+    for (int i = 0; i < m->n; i++) {
         maat_proc_destroy(&m->bot[i].proc);
+        maat_fair_watch_close(&m->bot[i].fair_watch);
+    }
+    maat_fair_watch_close(&m->fair_self);
     maat_transport_destroy(&m->tr);
     if (m->setup)
         c->rules->setup_destroy(&m->setup);

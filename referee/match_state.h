@@ -24,6 +24,7 @@
 #include <jansson.h>
 #include <msgpack.h>
 
+#include "fairclock.h"
 #include "maat/game.h"
 #include "maat/protocol.h"
 #include "match.h"
@@ -58,6 +59,7 @@ typedef struct match_bot {
     /* stats over the match */
     int64_t decisions, wall_ns_total, wall_ns_max;
     int64_t wall_ns_last; /* its last decision's (fairclock.h) */
+    maat_fair_watch fair_watch; /* its threads' schedstat files, open */
     uint64_t cpu_ns_total;
 } match_bot;
 
@@ -106,6 +108,7 @@ typedef struct match {
     maat_transport *tr;
     int sigfd;
     sigset_t oldmask;
+    maat_fair_watch fair_self; /* the referee's threads' schedstat files */
     int interrupted;
     maat_setup *setup;
     match_bot bot[MAAT_MAX_SEATS];

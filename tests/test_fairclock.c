@@ -10,6 +10,7 @@
  * Nothing waits for a fixed time: the test polls until the starved
  * process has waited 200 ms by the kernel's own count, with a deadline. */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -248,10 +249,36 @@ int main(void)
           "ready to run: '%c'", s2.bot.n == 1 ? s2.bot.state[0] : '?');
     CHECK(s1.ref.n >= 1 && s1.ref.state[0] == 'r', "the sampling thread is "
           "marked as itself");
-    kill(sleeper, SIGKILL);
+    /* the quick sample through open files: the same threads and counters
+     * as a full sample of a sleeping process, the files reused from one
+     * sample to the next, the watch reopened for another process, and
+     * nothing left open once closed */
+    maat_fair_watch self = {0}, other = {0};
+    maat_fair_sample q;
+    maat_fair_sample_quick(&q, &self, &other, sleeper);
+    int fd0 = other.n > 0 ? other.fd[0] : -1;
+    for (int i = 0; i < 100; i++)
+        maat_fair_sample_quick(&q, &self, &other, sleeper);
+    CHECK(q.bot.n == 1 && q.bot.tid[0] == s1.bot.tid[0] &&
+          q.bot.run[0] == s1.bot.run[0] && q.bot.wait[0] == s1.bot.wait[0],
+          "quick sample of a sleeping process: its full sample's counters");
+    CHECK(other.n == 1 && other.fd[0] == fd0, "the watch keeps its file "
+          "open across samples");
+    CHECK(q.ref.n >= 1 && q.ref.tid[0] > 0, "the referee's own threads");
+    maat_fair_sample_quick(&q, &self, &other, busy);
+    CHECK(other.pid == busy && q.bot.n == 1 && q.bot.run[0] > 0,
+          "another process: the watch follows it");
     kill(busy, SIGKILL);
-    waitpid(sleeper, NULL, 0);
     waitpid(busy, NULL, 0);
+    maat_fair_sample_quick(&q, &self, &other, busy);
+    CHECK(q.bot.n == -1, "a process gone: unknown (%d)", q.bot.n);
+    int kept = self.n > 0 ? self.fd[0] : -1;
+    maat_fair_watch_close(&self);
+    maat_fair_watch_close(&other);
+    CHECK(kept >= 0 && fcntl(kept, F_GETFD) == -1 && self.n == 0,
+          "closed: no file left open");
+    kill(sleeper, SIGKILL);
+    waitpid(sleeper, NULL, 0);
 
     int64_t window = 0, c = starved_credit(0, &window);
     CHECK(c >= 200000000 && c <= window,
