@@ -279,11 +279,13 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
             }
             /* looking again is for a queued thread, not for a bot busy
              * on its own threads or children: while probing, the bot's
-             * processes must have used under half the time (+ a tick) */
+             * processes must have used under half the time, give or take
+             * a clock tick (the group's CPU is counted in 10 ms ticks: one
+             * falling into a 5 ms look must not end the probing) */
             if (now - due < cap - credit &&
                 maat_fair_queued(probing ? &probe : NULL, &again) &&
                 (!probing || 2 * maat_fair_used(&first, &again) <
-                                 again.at_ns - first.at_ns + 10000000)) {
+                                 again.at_ns - first.at_ns + 20000000)) {
                 if (!probing)
                     first = again;
                 probe = again; /* `at` stays: the wait will count from it */
