@@ -387,6 +387,23 @@ static void copies_and_forks(void)
     CHECK(same < 3, "a fork followed its parent %d of 100 times", same);
     CHECK(diff == 0, "a fork did not take exactly 8 words (%d)", diff);
 
+    /* a fork is the stream seeded with the 8 words it took as its key,
+     * word for word across its first refills (one block, then eight) */
+    maat_rng p2 = a, kid, keyed;
+    maat_rng_fork(&a, &kid);
+    maat_seed key;
+    for (int i = 0; i < MAAT_SEED_BYTES / 4; i++) {
+        uint32_t w = maat_rng_next32(&p2);
+        for (int j = 0; j < 4; j++)
+            key.b[4 * i + j] = (uint8_t)(w >> (8 * j));
+    }
+    maat_rng_seed(&keyed, &key);
+    diff = 0;
+    for (int i = 0; i < 3 * MAAT_RNG_WORDS; i++)
+        diff += maat_rng_next32(&kid) != maat_rng_next32(&keyed);
+    CHECK(diff == 0, "a fork differs from the stream of its key in %d of "
+          "%d words", diff, 3 * MAAT_RNG_WORDS);
+
     maat_rng d, e;
     maat_rng_seed(&d, SEED(1));
     maat_rng_seed(&e, SEED(2));

@@ -238,19 +238,26 @@ void maat_rng_seed(maat_rng *r, const maat_seed *s)
 
 /* The next blocks of ChaCha20 with this key and a zero 64-bit nonce:
  * the keystream XORed over a constant block of zeros (no buffer to clear
- * first); the words are little-endian. */
+ * first); the words are little-endian.  The buffer is filled, except for
+ * a forked stream's first refill (pos past the end: maat_rng_fork), which
+ * makes one block into its last 16 words: a stream forked for one turn
+ * that draws a few words (a random bot's choice) costs one block, not
+ * eight, and a game's deal, which draws hundreds, still gets eight at
+ * once.  The words drawn are the same either way. */
 void maat_rng_refill(maat_rng *r)
 {
     static const unsigned char nonce[crypto_stream_chacha20_NONCEBYTES];
     static const unsigned char zeros[sizeof r->word];
-    crypto_stream_chacha20_xor_ic((unsigned char *)r->word, zeros,
-                                  sizeof r->word, nonce, r->block, r->key);
-    r->block += sizeof r->word / 64;
+    uint32_t from = r->pos > MAAT_RNG_WORDS ? MAAT_RNG_WORDS - 16 : 0;
+    size_t bytes = sizeof r->word - sizeof r->word[0] * from;
+    crypto_stream_chacha20_xor_ic((unsigned char *)(r->word + from), zeros,
+                                  bytes, nonce, r->block, r->key);
+    r->block += bytes / 64;
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    for (int i = 0; i < MAAT_RNG_WORDS; i++)
+    for (uint32_t i = from; i < MAAT_RNG_WORDS; i++)
         r->word[i] = __builtin_bswap32(r->word[i]);
 #endif
-    r->pos = 0;
+    r->pos = from;
 }
 
 void maat_rng_fork(maat_rng *r, maat_rng *child)
@@ -263,7 +270,7 @@ void maat_rng_fork(maat_rng *r, maat_rng *child)
     }
     memcpy(child->key, k.b, sizeof child->key);
     child->block = 0;
-    child->pos = MAAT_RNG_WORDS;
+    child->pos = MAAT_RNG_WORDS + 1; /* used up; its first refill is small */
 }
 
 uint64_t maat_rng_next(maat_rng *r)
@@ -282,7 +289,7 @@ static inline uint32_t below_at(maat_rng *r, uint32_t *pos, uint32_t n)
 {
     if (*pos >= MAAT_RNG_WORDS) {
         maat_rng_refill(r);
-        *pos = 0;
+        *pos = r->pos;
     }
     uint64_t m = (uint64_t)r->word[(*pos)++] * n;
     if ((uint32_t)m < n) { /* rare: perhaps a redraw (maat_rng_below) */

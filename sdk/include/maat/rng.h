@@ -71,7 +71,7 @@ int maat_seed_key_file(maat_seed *s, const char *path, maat_error *err);
 
 typedef struct maat_rng {
     uint32_t word[MAAT_RNG_WORDS]; /* keystream, read from word[pos] on */
-    uint32_t pos;                  /* next unread word; WORDS = refill */
+    uint32_t pos;                  /* next unread word; >= WORDS: refill */
     uint64_t block;                /* counter of the next block */
     uint8_t key[MAAT_SEED_BYTES];
 } maat_rng;
@@ -79,7 +79,8 @@ typedef struct maat_rng {
 void maat_rng_seed(maat_rng *r, const maat_seed *s);
 /* child = a new stream keyed by the next 8 words of r. */
 void maat_rng_fork(maat_rng *r, maat_rng *child);
-/* Next keystream block into r->word (called when they are used up). */
+/* The next keystream blocks into r->word, r->pos set to the first (called
+ * when they are used up; a forked stream's first refill makes one). */
 void maat_rng_refill(maat_rng *r);
 
 /* The next 32-bit word of the stream. */
