@@ -3,7 +3,7 @@
 #
 #   bench/bench_throughput.sh [--build DIR] [--games N] [--matches M]
 #                             [--repeat R] [--bot CMD] [--ladder-only]
-#                             [--pin] [--seconds S]
+#                             [--pin] [--no-sandbox] [--seconds S]
 #
 # By default the bots answer at once (sample-bots/maat-random), so the
 # numbers are the referee's and the transport's, not the bots'; --bot CMD
@@ -16,7 +16,9 @@
 #   ladder   `maat-ladder run` of M duplicate 2-seat matches (2 games each,
 #            one referee per match) with --jobs 1 and --jobs 2
 # --ladder-only skips the first two.  --pin measures the ladder a second
-# time with `maat-ladder run --pin` (each match on one CPU).  Wall time from `date`, CPU (user+sys
+# time with `maat-ladder run --pin` (each match on one CPU).  --no-sandbox:
+# the ladder's referees run the bots without bubblewrap (referee_args),
+# to see what the sandbox costs.  Wall time from `date`, CPU (user+sys
 # of the whole process tree) from /usr/bin/time when it exists.  --seconds
 # is accepted for run-all.sh and ignored.  Defaults: build-bench, N 200,
 # M 60, R 3.
@@ -30,6 +32,7 @@ repeat=3
 bot=""
 ladder_only=0
 pin=0
+referee_args='[]'
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$(cd "$2" && pwd); shift 2 ;;
@@ -39,8 +42,9 @@ while [ $# -gt 0 ]; do
         --bot) bot="$2"; shift 2 ;;
         --ladder-only) ladder_only=1; shift ;;
         --pin) pin=1; shift ;;
+        --no-sandbox) referee_args='["--no-sandbox"]'; shift ;;
         --seconds) shift 2 ;;
-        -h|--help) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench_throughput.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -136,6 +140,7 @@ cat > "$tmp/t.json" <<EOF
   "duplicate": true,
   "seed": 1,
   "ladder": "$tmp/ladder.jsonl",
+  "referee_args": $referee_args,
   "bots": [
     {"name": "r1", "command": "$bot"},
     {"name": "r2", "command": "$bot"},
