@@ -34,56 +34,6 @@ static int slurp(const char *path, char *buf, size_t cap)
     return 0;
 }
 
-/* The state letter of a thread from its /proc stat ('R' running or ready
- * to run, 'S' asleep, ...), or '?'. */
-static char thread_state(const char *dir, const char *tid)
-{
-    char path[128], buf[256];
-    snprintf(path, sizeof path, "%s/%.20s/stat", dir, tid);
-    if (slurp(path, buf, sizeof buf))
-        return '?';
-    const char *p = strrchr(buf, ')'); /* the command name may hold ')' */
-    return p && p[1] == ' ' && p[2] ? p[2] : '?';
-}
-
-/* schedstat of every thread of `pid` ("self" for the referee), and each
- * one's state when `states`; the calling thread's state is 'r' (it is
- * running: it is reading this). */
-static void read_threads(const char *pid, maat_fair_threads *t, int states)
-{
-    char dir[64], path[128], buf[128];
-    snprintf(dir, sizeof dir, "/proc/%s/task", pid);
-    int32_t me = (int32_t)syscall(SYS_gettid);
-    t->n = -1;
-    DIR *d = opendir(dir);
-    if (!d)
-        return;
-    t->n = 0;
-    struct dirent *e;
-    while ((e = readdir(d))) {
-        if (!isdigit((unsigned char)e->d_name[0]))
-            continue;
-        if (t->n == MAAT_FAIR_THREADS) { /* too many to tell: unknown */
-            t->n = -1;
-            break;
-        }
-        snprintf(path, sizeof path, "%s/%.20s/schedstat", dir, e->d_name);
-        unsigned long long r, w;
-        if (slurp(path, buf, sizeof buf) == 0 &&
-            sscanf(buf, "%llu %llu", &r, &w) == 2) {
-            int32_t tid = (int32_t)atoi(e->d_name);
-            t->tid[t->n] = tid;
-            t->run[t->n] = (int64_t)r;
-            t->wait[t->n] = (int64_t)w;
-            t->state[t->n++] = !states ? '?' : tid == me && !strcmp(pid, "self")
-                                   ? 'r' : thread_state(dir, e->d_name);
-        }
-    }
-    closedir(d);
-    if (t->n == 0)
-        t->n = -1;
-}
-
 void maat_fair_watch_close(maat_fair_watch *w)
 {
     for (int i = 0; i < w->n; i++)
@@ -122,29 +72,31 @@ static void watch_open(maat_fair_watch *w, pid_t pid)
     closedir(d);
 }
 
-/* The watched threads' schedstat into t; 0, or -1 if one could not be
- * read (a thread gone: the watch is stale). */
+/* The watched threads' schedstat into t, those that could be read (n = -1:
+ * none, or too many threads); -1 if one could not be (a thread gone: the
+ * watch is stale), else 0. */
 static int watch_read(const maat_fair_watch *w, maat_fair_threads *t)
 {
     char buf[128];
-    t->n = -1;
-    if (w->n <= 0)
-        return w->n < 0 ? 0 : -1;
+    int rc = w->n == 0 ? -1 : 0;
+    t->n = 0;
     for (int i = 0; i < w->n; i++) {
         ssize_t k = pread(w->fd[i], buf, sizeof buf - 1, 0);
         unsigned long long r, wt;
-        if (k <= 0)
-            return -1;
-        buf[k] = 0;
-        if (sscanf(buf, "%llu %llu", &r, &wt) != 2)
-            return -1;
-        t->tid[i] = w->tid[i];
-        t->run[i] = (int64_t)r;
-        t->wait[i] = (int64_t)wt;
-        t->state[i] = '?';
+        if (k > 0)
+            buf[k] = 0;
+        if (k <= 0 || sscanf(buf, "%llu %llu", &r, &wt) != 2) {
+            rc = -1;
+            continue;
+        }
+        t->tid[t->n] = w->tid[i];
+        t->run[t->n] = (int64_t)r;
+        t->wait[t->n] = (int64_t)wt;
+        t->state[t->n++] = '?';
     }
-    t->n = w->n;
-    return 0;
+    if (t->n == 0)
+        t->n = -1;
+    return rc;
 }
 
 /* One process through its watch, reopened once if stale or another's. */
@@ -157,6 +109,32 @@ static void watch_sample(maat_fair_watch *w, pid_t pid, maat_fair_threads *t)
         if (watch_read(w, t) != 0)
             t->n = -1;
     }
+}
+
+/* The state letter of a thread from its /proc stat ('R' running or ready
+ * to run, 'S' asleep, ...), or '?'. */
+static char thread_state(pid_t pid, int32_t tid)
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+    if (slurp(path, buf, sizeof buf))
+        return '?';
+    const char *p = strrchr(buf, ')'); /* the command name may hold ')' */
+    return p && p[1] == ' ' && p[2] ? p[2] : '?';
+}
+
+/* schedstat of every thread of `pid`, listed afresh, and each one's state
+ * when `states`; the calling thread's state is 'r' (it is running: it is
+ * reading this). */
+static void read_threads(pid_t pid, maat_fair_threads *t, int states)
+{
+    maat_fair_watch w = {0};
+    watch_open(&w, pid);
+    (void)watch_read(&w, t); /* the threads still there */
+    maat_fair_watch_close(&w);
+    int32_t me = pid == getpid() ? (int32_t)syscall(SYS_gettid) : -1;
+    for (int i = 0; states && i < t->n; i++)
+        t->state[i] = t->tid[i] == me ? 'r' : thread_state(pid, t->tid[i]);
 }
 
 void maat_fair_sample_quick(maat_fair_sample *s, maat_fair_watch *self,
@@ -212,13 +190,11 @@ static int64_t group_cpu_ns(pid_t pgid)
 void maat_fair_sample_take(maat_fair_sample *s, pid_t bot_pid, int group)
 {
     s->at_ns = now_ns();
-    read_threads("self", &s->ref, group);
+    read_threads(getpid(), &s->ref, group);
     s->bot.n = -1;
     s->group_cpu_ns = -1;
     if (bot_pid > 0) {
-        char pid[24];
-        snprintf(pid, sizeof pid, "%d", (int)bot_pid);
-        read_threads(pid, &s->bot, group);
+        read_threads(bot_pid, &s->bot, group);
         pid_t pgid = group ? getpgid(bot_pid) : -1;
         s->group_cpu_ns = pgid > 0 ? group_cpu_ns(pgid) : -1;
     }
@@ -304,6 +280,6 @@ int maat_fair_queued(const maat_fair_sample *before, const maat_fair_sample *b)
 int maat_fair_available(void)
 {
     maat_fair_threads t;
-    read_threads("self", &t, 0);
+    read_threads(getpid(), &t, 0);
     return t.n > 0;
 }
