@@ -265,8 +265,17 @@ int main(void)
     CHECK(other.n == 1 && other.fd[0] == fd0, "the watch keeps its file "
           "open across samples");
     CHECK(q.ref.n >= 1 && q.ref.tid[0] > 0, "the referee's own threads");
-    maat_fair_sample_quick(&q, &self, &other, busy);
-    CHECK(other.pid == busy && q.bot.n == 1 && q.bot.run[0] > 0,
+    /* a thread's run time in schedstat is brought up to date only at a
+     * tick or a switch: a process just forked on a loaded machine can
+     * show 0 for a while, so look until it has run (<= 3 s) */
+    int ran = 0;
+    for (int i = 0; i < 3000 && !ran; i++) {
+        maat_fair_sample_quick(&q, &self, &other, busy);
+        ran = q.bot.n == 1 && q.bot.run[0] > 0;
+        if (!ran)
+            usleep(1000); /* a poll with a deadline, not a synchronisation */
+    }
+    CHECK(other.pid == busy && q.bot.n == 1 && q.bot.tid[0] == busy && ran,
           "another process: the watch follows it");
     kill(busy, SIGKILL);
     waitpid(busy, NULL, 0);
