@@ -253,6 +253,21 @@ int64_t maat_fair_credit(const maat_fair_sample *a, const maat_fair_sample *b)
     return credit > 0 ? credit : 0;
 }
 
+int64_t maat_fair_credit_total(const maat_fair_sample *start,
+                               const maat_fair_sample *full,
+                               const maat_fair_sample *b, int64_t first_cap)
+{
+    int64_t credit = maat_fair_credit(start, b);
+    if (start->group_cpu_ns >= 0)
+        return credit; /* the group's CPU bounds it already */
+    int64_t bound = first_cap; /* before `full`: no group CPU to go by */
+    if (full) {
+        int64_t free = b->at_ns - full->at_ns - maat_fair_used(full, b);
+        bound += free > 0 ? free : 0;
+    }
+    return credit < bound ? credit : bound;
+}
+
 /* Is one of the threads of `t` ready to run but not running?  It is in
  * state R in `t`, and, when `before` is given, its run time did not grow
  * since (R alone may be a thread computing). */

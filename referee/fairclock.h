@@ -97,6 +97,18 @@ void maat_fair_sample_take(maat_fair_sample *s, pid_t bot_pid, int group);
  * Pure: tests call it directly. */
 int64_t maat_fair_credit(const maat_fair_sample *a, const maat_fair_sample *b);
 
+/* The credit from `start` to `b` as one window, whatever samples were
+ * taken between: a wait is added to schedstat only when it ends, so one
+ * that spans several samples shows whole in the last, and credited window
+ * by window it would be cut to that window's length.  `full`: the first
+ * sample with the group's CPU (between them), or NULL when none yet;
+ * before it, with only the bot's threads to go by, at most `first_cap` is
+ * credited (a bot starving everything with children gains at most that),
+ * after it the time the bot's whole group did not run.  Pure. */
+int64_t maat_fair_credit_total(const maat_fair_sample *start,
+                               const maat_fair_sample *full,
+                               const maat_fair_sample *b, int64_t first_cap);
+
 /* The CPU the bot used from a to b: its threads', or its process group's
  * when both samples have it and it is more (clock ticks: 10 ms steps). */
 int64_t maat_fair_used(const maat_fair_sample *a, const maat_fair_sample *b);

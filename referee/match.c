@@ -221,16 +221,19 @@ int64_t match_base_ms(const match *m, const match_bot *b)
 
 /* Wait for the seat's answer until its time plus grace is up, the deadline
  * moved by the time the referee or a starved bot waited for a CPU
- * (fairclock.h; at most `allowed + grace`, or a second, in all).  `base`: a sample taken
- * as the request left, for a bot that takes its time, or NULL: then the
- * first sample is taken at the limit, so an instant bot in time costs
- * nothing extra.  The costly sample (the bot's process group, thread
- * states) only past limit + grace; a window without it earns at most the
- * grace.  A thread still queued for a CPU at the deadline has a wait the
- * kernel has not counted yet: while one is, and the bot's processes do not
- * keep the CPU busy themselves, the referee looks again every
- * MAAT_FAIR_PROBE_MS (within the same cap) rather than give up.  Returns
- * the credit given, in ns. */
+ * (fairclock.h; at most `allowed + grace`, or a second, in all).  `base`: a
+ * sample taken as the request left, for a bot that takes its time, or
+ * NULL: then the first sample is taken at the limit, so an instant bot in
+ * time costs nothing extra.  The costly sample (the bot's process group,
+ * thread states) only past limit + grace; until the first of those the
+ * credit is at most the grace.  The credit is always reckoned from the
+ * first sample to the latest as one window (a wait the kernel counts only
+ * when it ends may span several looks).  A thread still queued for a CPU
+ * at the deadline has a wait not counted yet: while one is, and the bot's
+ * processes do not keep the CPU busy themselves, the referee looks again
+ * every MAAT_FAIR_PROBE_MS (within the same cap) rather than give up.
+ * Before giving up it reads what has already arrived: an answer that came
+ * while it sampled is in time.  Returns the credit given, in ns. */
 #define MAAT_FAIR_PROBE_MS 5
 #define MAAT_FAIR_CAP_MIN_MS 1000
 static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
@@ -247,32 +250,35 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
     if (cap < MAAT_FAIR_CAP_MIN_MS * 1000000)
         cap = MAAT_FAIR_CAP_MIN_MS * 1000000;
     int sampled = !c->wait_credit || base; /* off: never credited */
-    maat_fair_sample at = {0}, probe, first;
-    int probing = 0;
+    maat_fair_sample start = {0}, full, probe, first;
+    int have_full = 0, probing = 0;
     if (base)
-        at = *base;
+        start = *base;
     pid_t pid = b->proc ? maat_proc_bot_pid(b->proc) : 0;
     m->pending_action_ok = 0;
     while (!m->pending_action_ok && !b->out && !m->interrupted) {
         int64_t now = maat_now_ns();
         if (!sampled && now >= limit) {
-            maat_fair_sample_take(&at, pid, 0);
+            maat_fair_sample_take(&start, pid, 0);
             sampled = 1;
         }
         if (now >= look) {
-            if (!c->wait_credit || credit >= cap)
+            if (!c->wait_credit || credit >= cap) {
+                match_wait_input(m, 0); /* what came in the meantime */
                 break;
+            }
             maat_fair_sample again;
             maat_fair_sample_take(&again, pid, 1);
-            int64_t more = maat_fair_credit(&at, &again);
-            if (at.group_cpu_ns < 0 && more > grace)
-                more = grace;
-            if (more > cap - credit)
-                more = cap - credit;
-            if (more >= 1000000) { /* a millisecond or more: starved */
-                at = again;
-                credit += more;
-                due += more;
+            if (!have_full)
+                full = again;
+            have_full = 1;
+            int64_t total = maat_fair_credit_total(&start, &full, &again,
+                                                   grace);
+            if (total > cap)
+                total = cap;
+            if (total - credit >= 1000000) { /* a millisecond or more */
+                due += total - credit;
+                credit = total;
                 look = due > now ? due : now;
                 probing = 0;
                 continue;
@@ -288,11 +294,12 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
                                  again.at_ns - first.at_ns + 20000000)) {
                 if (!probing)
                     first = again;
-                probe = again; /* `at` stays: the wait will count from it */
+                probe = again;
                 probing = 1;
                 look = now + MAAT_FAIR_PROBE_MS * 1000000;
                 continue;
             }
+            match_wait_input(m, 0); /* what came while it sampled */
             break;
         }
         match_wait_input(m, sampled ? look : limit);

@@ -109,6 +109,40 @@ static void rule(void)
     CHECK(maat_fair_used(&g, &b) == 30 * ms, "used: its group's 30 ms");
 }
 
+/* The credit over several looks as one window: a bot thread preempted
+ * 10 ms after the request and queued until 181 ms shows no wait at the
+ * first full look (117 ms) and 171 ms of it at 181 ms. */
+static void total(void)
+{
+    const int64_t ms = 1000000;
+    maat_fair_sample s = at(0, 0, 100 * ms, 40 * ms, -1);
+    maat_fair_sample f = at(117 * ms, 7 * ms, 100 * ms, 45 * ms, 40 * ms);
+    maat_fair_sample b = at(181 * ms, 7 * ms, 271 * ms, 45 * ms, 40 * ms);
+    int64_t windowed = maat_fair_credit(&s, &f) + maat_fair_credit(&f, &b);
+    int64_t whole = maat_fair_credit_total(&s, &f, &b, 100 * ms);
+    CHECK(windowed == 71 * ms, "window by window, the wait is cut to the "
+          "last window's 64 ms (%lld)", (long long)windowed);
+    CHECK(whole == 164 * ms, "as one window: the grace before the first full "
+          "look and the 64 ms after it (%lld)", (long long)whole);
+    CHECK(maat_fair_credit_total(&s, &f, &f, 100 * ms) == 7 * ms,
+          "at the first full look: the referee's 7 ms");
+    CHECK(maat_fair_credit_total(&s, NULL, &b, 100 * ms) == 100 * ms,
+          "no full look yet: at most the grace");
+    b.group_cpu_ns = 104 * ms; /* children ran the whole 64 ms */
+    CHECK(maat_fair_credit_total(&s, &f, &b, 100 * ms) == 100 * ms,
+          "a group computing since the first full look: the grace only");
+    b.bot.run[0] = 150 * ms; /* its thread computed 110 of the 181 ms */
+    b.group_cpu_ns = 40 * ms;
+    CHECK(maat_fair_credit_total(&s, &f, &b, 100 * ms) == 71 * ms,
+          "a bot that computed: only the time it did not run (%lld)",
+          (long long)maat_fair_credit_total(&s, &f, &b, 100 * ms));
+    maat_fair_sample g = at(0, 0, 100 * ms, 40 * ms, 10 * ms);
+    b = at(181 * ms, 7 * ms, 271 * ms, 45 * ms, 10 * ms);
+    CHECK(maat_fair_credit_total(&g, NULL, &b, 100 * ms) == 176 * ms,
+          "a first sample with the group's CPU: no grace bound (%lld)",
+          (long long)maat_fair_credit_total(&g, NULL, &b, 100 * ms));
+}
+
 /* maat_fair_queued on made-up states: a thread ready to run whose run
  * time did not grow is queued; one that ran is computing. */
 static void queued(void)
@@ -212,6 +246,7 @@ static int64_t starved_credit(int own, int64_t *window)
 int main(void)
 {
     rule();
+    total();
     queued();
     if (!maat_fair_available()) {
         printf("SKIP the real samples: no /proc/self/task/*/schedstat here\n");
