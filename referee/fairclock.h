@@ -9,7 +9,8 @@
  * that wait per thread (/proc/PID/task/TID/schedstat, second number, ns).
  * When a decision reaches its limit, the referee takes a sample; at the
  * limit plus grace, another: the wait between the two is credited and the
- * deadline moves by it (again and again, capped by the caller), so a
+ * deadline moves by it (again and again, capped by the caller, always
+ * reckoned from the first sample: maat_fair_credit_total), so a
  * timeout is charged only for time the bot had a CPU and did not answer.
  * A bot that takes its time (its previous answer took 1 ms or more, or
  * this is its first request) is also sampled when the request leaves, so
