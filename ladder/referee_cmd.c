@@ -10,6 +10,7 @@
 
 #include "pin.h"
 #include "referee_cmd.h"
+#include "sandbox.h"
 
 typedef struct argv_builder {
     char **argv;
@@ -122,6 +123,8 @@ char **maat_referee_argv(const maat_referee_cmd *c)
             free(allow);
         }
     }
+    if (c->sandbox_checked) /* before the extras, which may say otherwise */
+        push(&b, "--sandbox-checked");
     for (int a = 0; a < c->n_extra; a++)
         push(&b, c->extra[a]);
     if (b.failed) {
@@ -136,6 +139,20 @@ void maat_argv_free(char **argv)
     for (char **a = argv; a && *a; a++)
         free(*a);
     free(argv);
+}
+
+int maat_referee_sandbox_check(char *const *extra, int n_extra)
+{
+    const char *env = getenv("MAAT_SANDBOX");
+    int off = env && !strcmp(env, "off");
+    for (int a = 0; a < n_extra; a++) { /* the referee's: the last wins */
+        if (!strcmp(extra[a], "--no-sandbox"))
+            off = 1;
+        else if (!strcmp(extra[a], "--sandbox") ||
+                 !strcmp(extra[a], "--sandbox-checked"))
+            off = 0;
+    }
+    return !off && maat_sandbox_works();
 }
 
 pid_t maat_referee_start(char **argv, int cpu, const char *match)

@@ -47,6 +47,8 @@ typedef struct maat_referee_cmd {
     const char *token[MAAT_MAX_SEATS], *key[MAAT_MAX_SEATS];
     const char *endpoint, *curve_key;
     int hello_time;
+    int sandbox_checked;   /* --sandbox-checked: the ladder found bubblewrap
+                              working (maat_referee_sandbox_check) */
     char *const *extra;    /* more referee options, last (may override) */
     int n_extra;
 } maat_referee_cmd;
@@ -54,6 +56,13 @@ typedef struct maat_referee_cmd {
 /* The NULL-terminated argv; NULL when out of memory.  maat_argv_free. */
 char **maat_referee_argv(const maat_referee_cmd *c);
 void maat_argv_free(char **argv);
+
+/* Once per run, before starting referees whose options end with `extra`:
+ * 1 when they will sandbox their bots (no --no-sandbox last among the
+ * sandbox options of `extra`, MAAT_SANDBOX not off) and bubblewrap works
+ * here, so they need not each check (--sandbox-checked, a few
+ * milliseconds per referee); else 0, and each referee decides alone. */
+int maat_referee_sandbox_check(char *const *extra, int n_extra);
 
 /* fork + exec argv in a child that restores SIGINT/SIGTERM to their
  * defaults, blocks no signal (a parent may block them for signalfd) and,

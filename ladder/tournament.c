@@ -463,8 +463,10 @@ int maat_tournament_lineup(const maat_tournament *t, int i, int *bots)
     return 0;
 }
 
-char **maat_tournament_argv(const maat_tournament *t, int i, const int *bots,
-                            const char *ladder)
+/* maat_tournament_argv; `sandbox_checked`: run's one bubblewrap check */
+static char **tournament_argv(const maat_tournament *t, int i,
+                              const int *bots, const char *ladder,
+                              int sandbox_checked)
 {
     char id[96];
     maat_tournament_match_id(t, i, id, sizeof id);
@@ -476,6 +478,7 @@ char **maat_tournament_argv(const maat_tournament *t, int i, const int *bots,
         /* records and logs where `run` keeps them; a planned shard runs
          * elsewhere, where that directory need not exist */
         .games_dir = ladder == t->ladder ? t->games_dir : NULL,
+        .sandbox_checked = sandbox_checked,
         .extra = t->referee_args, .n_extra = t->n_referee_args};
     c.endpoint = t->endpoint;
     c.curve_key = t->curve_key;
@@ -487,6 +490,12 @@ char **maat_tournament_argv(const maat_tournament *t, int i, const int *bots,
         c.key[s] = t->bots[bots[s]].key;
     }
     return maat_referee_argv(&c);
+}
+
+char **maat_tournament_argv(const maat_tournament *t, int i, const int *bots,
+                            const char *ladder)
+{
+    return tournament_argv(t, i, bots, ladder, 0);
 }
 
 /* Is every game of match i in the ladder? */
@@ -785,6 +794,9 @@ int maat_tournament_run(const maat_tournament *t, const maat_run_options *o,
     int tty = isatty(2) && !o->quiet, every = o->report_every;
     if (every <= 0) /* about 20 reports a run */
         every = n_pending / 20 > 1 ? n_pending / 20 : 1;
+    /* one bubblewrap check for the run, not one per referee */
+    int sandbox_checked = n_pending > 0 &&
+        maat_referee_sandbox_check(t->referee_args, t->n_referee_args);
     double start = now_s();
     while ((next < n_pending || running) && !interrupted) {
         while (running < t->jobs && next < n_pending && !interrupted) {
@@ -796,7 +808,8 @@ int maat_tournament_run(const maat_tournament *t, const maat_run_options *o,
             int *bots = lineup[running], i = pending[next++];
             if (maat_tournament_lineup(t, i, bots) < 0)
                 ladder_lineup(t, &f, running, lineup, bots);
-            char **argv = maat_tournament_argv(t, i, bots, t->ladder);
+            char **argv = tournament_argv(t, i, bots, t->ladder,
+                                          sandbox_checked);
             char match[16];
             snprintf(match, sizeof match, "%d", i);
             int slot = free_slot(slot_of, running);

@@ -265,42 +265,58 @@ static _Noreturn void child_run(const child_plan *cp)
 
 /* ---- spawn --------------------------------------------------------------- */
 
-/* A command of plain words -- letters, digits and _./,:+@%=- separated by
- * blanks: no quoting, variables, globs or redirections -- whose first word
- * is a path (has a '/', no '=') means the same with or without a shell,
- * which would only split it at the blanks.  Such a command is exec'd
- * directly: one exec and one shell start-up less per bot (ladders start
- * bots for every match).  A leading "exec " is dropped.  Returns the words
- * as a NULL-terminated argv in one allocation (free it), or NULL: use
- * /bin/sh -c. */
-static char **plain_argv(const char *cmd)
+/* A command of plain words -- letters, digits and _./,:+@%=- -- and of
+ * text in single quotes (which sh takes as it is; \' outside quotes is a
+ * quote), separated by blanks: no variables, globs, redirections or
+ * other quoting -- whose first word is a path (has a '/', no '=') means
+ * the same with or without a shell, which would only split it at the
+ * blanks and take the quotes off.  Such a command is exec'd directly: one
+ * exec and one shell start-up less per bot (ladders start bots for every
+ * match), and with the sandbox's quoted paths (sandbox.c) two.  A leading
+ * "exec" is dropped. */
+char **maat_proc_words(const char *cmd)
 {
     static const char plain[] = "abcdefghijklmnopqrstuvwxyz"
                                 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                 "0123456789_./,:+@%=-";
-    size_t len = strlen(cmd), words = 0;
-    if (len > 4000)
+    size_t len = strlen(cmd);
+    if (len > 16000)
         return NULL;
-    for (size_t i = 0; i < len; i++) {
-        if (cmd[i] == ' ' || cmd[i] == '\t')
-            continue;
-        if (!strchr(plain, cmd[i]))
-            return NULL;
-        if (i == 0 || cmd[i - 1] == ' ' || cmd[i - 1] == '\t')
-            words++;
-    }
-    char **argv = malloc((words + 1) * sizeof *argv + len + 1);
+    /* a word takes a byte and a blank at least, '' two: n <= len/2 + 1;
+     * the words' text is never longer than the command's */
+    size_t max_words = len / 2 + 2;
+    char **argv = malloc(max_words * sizeof *argv + len + 1);
     if (!argv)
         return NULL;
-    char *text = (char *)(argv + words + 1);
-    memcpy(text, cmd, len + 1);
+    char *out = (char *)(argv + max_words);
     size_t n = 0;
-    char *save = NULL;
-    for (char *t = strtok_r(text, " \t", &save); t;
-         t = strtok_r(NULL, " \t", &save))
-        if (n > 0 || strcmp(t, "exec") != 0)
-            argv[n++] = t;
+    for (const char *s = cmd;;) {
+        while (*s == ' ' || *s == '\t')
+            s++;
+        if (!*s)
+            break;
+        argv[n++] = out;
+        while (*s && *s != ' ' && *s != '\t') {
+            const char *close = *s == '\'' ? strchr(s + 1, '\'') : NULL;
+            if (close) { /* 'text': as it is */
+                memcpy(out, s + 1, (size_t)(close - s - 1));
+                out += close - s - 1;
+                s = close + 1;
+            } else if (s[0] == '\\' && s[1] == '\'') {
+                *out++ = '\'';
+                s += 2;
+            } else if (*s != '\'' && strchr(plain, *s)) {
+                *out++ = *s++;
+            } else { /* shell syntax, or a quote left open */
+                free(argv);
+                return NULL;
+            }
+        }
+        *out++ = 0;
+    }
     argv[n] = NULL;
+    if (n > 0 && strcmp(argv[0], "exec") == 0) /* the words after it */
+        memmove(argv, argv + 1, n-- * sizeof *argv);
     if (n == 0 || !strchr(argv[0], '/') || strchr(argv[0], '=')) {
         free(argv);
         return NULL;
@@ -310,7 +326,7 @@ static char **plain_argv(const char *cmd)
 
 int maat_proc_check_program(const char *cmd, maat_error *err)
 {
-    char **argv = plain_argv(cmd);
+    char **argv = maat_proc_words(cmd);
     if (!argv)
         return MAAT_OK; /* a shell command: only running it can tell */
     struct stat st;
@@ -442,7 +458,7 @@ maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
     child_plan cp = {.sh_argv = {sh, dash_c, (char *)cmd, NULL},
                      .cwd = cwd,
                      .parent = getpid()};
-    char **words = plain_argv(cmd);
+    char **words = maat_proc_words(cmd);
     cp.argv = words ? words : cp.sh_argv;
     plan_limits(&cp, lim);
     int pipefd[2] = {-1, -1}, execfd[2] = {-1, -1};

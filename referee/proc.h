@@ -43,9 +43,15 @@ typedef struct maat_proc_limits {
     uint64_t log_cap;       /* bytes kept in the log file */
 } maat_proc_limits;
 
-/* Start `cmd` in a new process group: a plain command (words of letters,
- * digits and _./,:+@%=- with a path first) is exec'd directly, anything
- * else via /bin/sh -c.  `env` is a
+/* The words of `cmd` when it means the same with or without a shell:
+ * blank-separated words of letters, digits and _./,:+@%=- and of text in
+ * single quotes (\' a quote), a path first, an "exec" before it dropped.
+ * A NULL-terminated argv in one allocation (free it), or NULL: the
+ * command needs /bin/sh. */
+char **maat_proc_words(const char *cmd);
+
+/* Start `cmd` in a new process group: a plain command (maat_proc_words)
+ * is exec'd directly, anything else via /bin/sh -c.  `env` is a
  * NULL-terminated list of "NAME=value" added to the inherited environment
  * (may be NULL).  Output goes to `log_path` (created/truncated; NULL means
  * discard).  `cwd` may be NULL.  Returns NULL and fills err on failure

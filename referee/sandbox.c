@@ -4,12 +4,45 @@
  * namespaces it gets, and how it dies with the referee.  bots.c spawns the
  * result through proc.c like any other command.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "proc.h"
 #include "sandbox.h"
+
+extern char **environ;
+
+int maat_sandbox_works(void)
+{
+    static char *const argv[] = {"bwrap", "--ro-bind", "/", "/",
+                                 "--unshare-pid", "--unshare-net", "true",
+                                 NULL};
+    posix_spawn_file_actions_t fa;
+    pid_t pid;
+    int status = -1;
+    if (posix_spawn_file_actions_init(&fa) != 0)
+        return 0;
+    /* quiet: its complaints are the caller's to word */
+    int ok = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
+                                              O_RDONLY, 0) == 0 &&
+             posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
+                                              O_WRONLY, 0) == 0 &&
+             posix_spawn_file_actions_adddup2(&fa, 1, 2) == 0 &&
+             posix_spawnp(&pid, "bwrap", &fa, NULL, argv, environ) == 0;
+    posix_spawn_file_actions_destroy(&fa);
+    if (!ok)
+        return 0; /* not installed */
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
 
 /* Append s to buf single-quoted for /bin/sh. */
 static void append_quoted(char *buf, size_t len, const char *s)
@@ -89,16 +122,42 @@ static int inside_hidden(const char *const *hide, int i, const char *cwd,
     return 0;
 }
 
+/* bwrap's path, looked up in PATH as the shell would, so that the
+ * command needs no shell to find it (proc.c then execs it directly);
+ * "bwrap" when it is nowhere (the shell then says so). */
+static void find_bwrap(char *out, size_t len)
+{
+    const char *path = getenv("PATH");
+    snprintf(out, len, "bwrap");
+    for (const char *d = path ? path : "/usr/bin:/bin"; d;) {
+        const char *colon = strchr(d, ':');
+        int n = colon ? (int)(colon - d) : (int)strlen(d);
+        char try[1100];
+        struct stat st;
+        if (snprintf(try, sizeof try, "%.*s/bwrap", n ? n : 1,
+                     n ? d : ".") < (int)sizeof try &&
+            stat(try, &st) == 0 && S_ISREG(st.st_mode) &&
+            access(try, X_OK) == 0) {
+            snprintf(out, len, "%s", try);
+            return;
+        }
+        d = colon ? colon + 1 : NULL;
+    }
+}
+
 int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
                          size_t len, int *unhidden)
 {
-    char cwd[1024], size[32];
+    char cwd[1024], size[32], bwrap[1100];
     *unhidden = 0;
     if (!sb->socket_path || !getcwd(cwd, sizeof cwd))
         return -1;
     /* A private /tmp, bounded: what a bot writes there is host memory. */
     snprintf(size, sizeof size, "%llu", (unsigned long long)sb->tmp_bytes);
-    snprintf(out, len, "exec bwrap --ro-bind / / --dev /dev --proc /proc");
+    find_bwrap(bwrap, sizeof bwrap);
+    snprintf(out, len, "exec");
+    add_quoted(out, len, bwrap);
+    add(out, len, "--ro-bind / / --dev /dev --proc /proc");
     if (sb->tmp_bytes) {
         add(out, len, "--size");
         add(out, len, size);
@@ -160,9 +219,18 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
                   "--new-session --die-with-parent --setenv TMPDIR /tmp "
                   "--chdir");
     add_quoted(out, len, cwd);
-    add(out, len, "/bin/sh -c");
-    char inner[4200];
-    snprintf(inner, sizeof inner, "exec %s", cmd);
-    add_quoted(out, len, inner);
+    /* A command that means the same without a shell runs without one
+     * (bwrap takes a word starting with '-' for an option) */
+    char **argv = maat_proc_words(cmd);
+    if (argv && argv[0][0] != '-') {
+        for (char **w = argv; *w; w++)
+            add_quoted(out, len, *w);
+    } else {
+        add(out, len, "/bin/sh -c");
+        char inner[4200];
+        snprintf(inner, sizeof inner, "exec %s", cmd);
+        add_quoted(out, len, inner);
+    }
+    free(argv);
     return strlen(out) + 1 < len ? 0 : -1;
 }

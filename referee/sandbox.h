@@ -24,6 +24,13 @@ typedef struct maat_sandbox {
  * directory holding the working directory or a path the command names
  * (counted in *unhidden).  -1
  * when socket_path is NULL or the result does not fit. */
+/* Does bubblewrap work here: can it make the namespaces the sandbox needs
+ * (PID, network) and run a program in them?  Runs `bwrap ... true` once,
+ * without a shell (a few milliseconds): maat-referee asks before its
+ * first bot unless told the answer (--sandbox-checked), and maat-ladder
+ * asks once for all the referees of a run. */
+int maat_sandbox_works(void);
+
 int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
                          size_t len, int *unhidden);
 

@@ -29,6 +29,7 @@
 
 #include "check.h"
 #include "proc.h"
+#include "sandbox.h"
 
 static char tmpdir[] = "/tmp/maat-test-proc-XXXXXX";
 static bool subreaper;
@@ -677,6 +678,83 @@ static void test_plain_command(void)
     }
 }
 
+/* Words in single quotes (a bot's own, and the sandbox's command line) are
+ * taken off their quotes without a shell, giving the argv the shell would:
+ * each command runs the same directly and through /bin/sh (a trailing ';'
+ * makes it a shell command). */
+static void test_quoted_words(void)
+{
+    static const char *const cmd[][2] = { /* command, its output */
+        {"/usr/bin/printf '<%s>' 'two  words' '' it\\'s 'a'b'c'd",
+         "<two  words><><it's><abcd>"},
+        {"exec '/usr/bin/printf' '[%s]' '$HOME' '*' 'a;b|c' 'x\ny' \\'",
+         "[$HOME][*][a;b|c][x\ny][']"},
+    };
+    for (size_t i = 0; i < sizeof cmd / sizeof cmd[0]; i++) {
+        char **w = maat_proc_words(cmd[i][0]);
+        CHECK(w != NULL, "not exec'd directly: %s", cmd[i][0]);
+        free(w);
+        for (int shell = 0; shell < 2; shell++) {
+            char text[256], name[64];
+            snprintf(text, sizeof text, "%s%s", cmd[i][0], shell ? ";" : "");
+            snprintf(name, sizeof name, "quoted-%zu-%d.log", i, shell);
+            const char *log = tmp_path(name);
+            maat_proc *p = spawn(text, NULL, log, NULL);
+            if (!p)
+                continue;
+            CHECK(run_to_exit(p) == 0, "%s failed", text);
+            CHECK(log_has(log, cmd[i][1]), "%s: not '%s'", text, cmd[i][1]);
+            finish(&p);
+        }
+    }
+    char **w = maat_proc_words("exec '/x y/bot' --n=1 'it'\\''s' ''");
+    CHECK(w && !strcmp(w[0], "/x y/bot") && !strcmp(w[1], "--n=1") &&
+              !strcmp(w[2], "it's") && !strcmp(w[3], "") && !w[4],
+          "words of a quoted command");
+    free(w);
+    static const char *const shell[] = {
+        "/bin/echo 'open", "/bin/echo $HOME", "/bin/echo a\\ b",
+        "A=1 /bin/echo", "/bin/echo *", "/bin/echo \"x\"", "/bin/echo ~",
+        "'echo' x", "echo /x", "exec", "", "/bin/echo a\\", "/bin/echo;"};
+    for (size_t i = 0; i < sizeof shell / sizeof shell[0]; i++) {
+        w = maat_proc_words(shell[i]);
+        CHECK(w == NULL, "'%s' taken without a shell", shell[i]);
+        free(w);
+    }
+}
+
+/* The sandbox's command needs no shell when bubblewrap is on PATH, and a
+ * bot's plain command runs in it without one (its words quoted); a shell
+ * command still gets `/bin/sh -c 'exec CMD'` inside. */
+static void test_sandbox_words(void)
+{
+    maat_sandbox sb = {"/tmp/maat-x/seat-0", NULL, 0};
+    char out[9000];
+    int unhidden;
+    CHECK(maat_sandbox_command(&sb, "/opt/b/bot --level 'two words'", out,
+                               sizeof out, &unhidden) == 0, "sandbox command");
+    char **w = maat_proc_words(out);
+    if (system("command -v bwrap >/dev/null 2>&1") == 0) {
+        int n = 0;
+        while (w && w[n])
+            n++;
+        CHECK(w && w[0][0] == '/' && strstr(w[0], "bwrap"),
+              "bwrap not exec'd directly: %s", out);
+        CHECK(n > 3 && !strcmp(w[n - 3], "/opt/b/bot") &&
+                  !strcmp(w[n - 2], "--level") &&
+                  !strcmp(w[n - 1], "two words"),
+              "the bot's words in the sandbox: %s", out);
+        for (int i = 0; i < n; i++)
+            CHECK(strcmp(w[i], "/bin/sh"), "a shell in the sandbox: %s", out);
+    }
+    free(w);
+    CHECK(maat_sandbox_command(&sb, "/opt/b/bot $LEVEL", out, sizeof out,
+                               &unhidden) == 0, "sandbox command");
+    CHECK(strstr(out, " /bin/sh -c 'exec /opt/b/bot $LEVEL'") &&
+              out[strlen(out) - 1] == '\'',
+          "a shell command in the sandbox: %s", out);
+}
+
 /* ---- setup ---------------------------------------------------------------- */
 
 static void remove_tmpdir(void)
@@ -716,6 +794,8 @@ int main(void)
     test_cpu_time();
     test_spawn_errors();
     test_plain_command();
+    test_quoted_words();
+    test_sandbox_words();
 
     remove_tmpdir();
     return check_done("test_proc");

@@ -3,9 +3,10 @@
 cannot write outside its private /tmp, cannot reach the network, and its
 scratch files do not leak to the host.  Skipped (77) where bwrap or user
 namespaces are unavailable."""
-import json, os, socket, subprocess, sys, tempfile
+import json, os, shutil, socket, subprocess, sys, tempfile
 
 REF = os.environ["MAAT_REFEREE"]
+LADDER = os.environ["MAAT_LADDER"]
 RANDOM = os.environ["MAAT_RANDOM"]
 failures = 0
 
@@ -69,5 +70,53 @@ exec {RANDOM}
     check(p.returncode == 0 and r["faults"] == [],
           "--sandbox with a tcp endpoint: sandboxed bots play through their "
           "own socket files")
+
+# Whether bubblewrap works is checked once per referee (a bwrap process),
+# not at all with --sandbox-checked, and once per `maat-ladder run`, whose
+# referees are then told (--sandbox-checked); not with referee_args
+# ["--no-sandbox"].  A bwrap first on PATH counts the calls.
+with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
+    bindir, calls = os.path.join(d, "bin"), os.path.join(d, "calls")
+    os.mkdir(bindir)
+    with open(os.path.join(bindir, "bwrap"), "w") as f:
+        f.write(f"#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{calls}'\n"
+                f"exec '{shutil.which('bwrap')}' \"$@\"\n")
+    os.chmod(os.path.join(bindir, "bwrap"), 0o755)
+    env = dict(os.environ, PATH=bindir + ":" + os.environ["PATH"])
+    env.pop("MAAT_SANDBOX", None)  # the default: sandboxed where it works
+
+    def counted(argv):
+        """(exit status, bwrap checks, bwrap sandboxes) of running argv"""
+        if os.path.exists(calls):
+            os.unlink(calls)
+        p = subprocess.run(argv, env=env, cwd=d, capture_output=True,
+                           text=True, timeout=120)
+        lines = open(calls).read().splitlines() if os.path.exists(calls) else []
+        boxes = sum("--chdir" in x for x in lines)
+        return p.returncode, len(lines) - boxes, boxes
+
+    match = [REF, "--bot", f"a={RANDOM}", "--bot", f"b={RANDOM}", "--quiet"]
+    check(counted(match) == (0, 1, 2), "a referee checks bubblewrap once, "
+          "then sandboxes each bot")
+    check(counted(match + ["--sandbox-checked"]) == (0, 0, 2),
+          "--sandbox-checked: the bots sandboxed without a check")
+    for args, want, what in (([], (0, 1, 8), "one check for the whole run, "
+                              "its referees told (--sandbox-checked)"),
+                             (["--no-sandbox"], (0, 0, 0),
+                              "referee_args --no-sandbox: no check, no "
+                              "sandbox")):
+        cfg = {"name": "t", "game": "pyramids", "seats": 2, "matches": 2,
+               "format": "round-robin", "duplicate": True, "seed": 1,
+               "ladder": os.path.join(d, "l.jsonl"), "referee": REF,
+               "referee_args": args,
+               "bots": [{"name": "a", "command": RANDOM},
+                        {"name": "b", "command": RANDOM}]}
+        with open(os.path.join(d, "t.json"), "w") as f:
+            json.dump(cfg, f)
+        if os.path.exists(cfg["ladder"]):
+            os.unlink(cfg["ladder"])
+        got = counted([LADDER, "run", os.path.join(d, "t.json"), "--quiet"])
+        check(got == want, f"maat-ladder run: {what} (exit, checks, "
+              f"sandboxes: {got})")
 print(f"test_sandbox: {failures} failed")
 sys.exit(1 if failures else 0)
