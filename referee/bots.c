@@ -296,8 +296,8 @@ int match_restart_bots(match *m, maat_error *err)
 }
 
 /* Priorities of whole process groups (every thread of every process a bot
- * started, as long as it stayed in the group; a sandboxed bot's own group,
- * which bubblewrap's new session makes, not the wrapper's): the deciding bot's at
+ * started, as long as it stayed in the group; a sandboxed bot shares its
+ * group with its bubblewrap processes): the deciding bot's at
  * nice 0, the others' at nice 19.  Only changed when the turn passes to
  * another bot, and then only the two bots concerned (two system calls a
  * turn whatever the seat count): the others are at 19 already, since the

@@ -72,7 +72,7 @@ pid_t maat_proc_pid(const maat_proc *p);
  * the process it found at the end of the wrapper's chain. */
 pid_t maat_proc_bot_pid(const maat_proc *p);
 /* The bot's process group: maat_proc_pid's, or the one the bot found by
- * maat_proc_follow_wrapper is in (bubblewrap's --new-session makes one). */
+ * maat_proc_follow_wrapper is in (a wrapper may make one: setsid). */
 pid_t maat_proc_bot_pgid(const maat_proc *p);
 
 /* The read end of the output pipe, for poll(); -1 once closed (EOF). */

@@ -157,6 +157,11 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
     find_bwrap(bwrap, sizeof bwrap);
     snprintf(out, len, "exec");
     add_quoted(out, len, bwrap);
+    /* Each option buys something no other gives (docs/REFEREE.md,
+     * "Isolation"; bench/bench_sandbox.py times each): the file system
+     * read-only; a /dev of its own (null, zero, random...: no disk, no
+     * host terminal, a private /dev/shm); /proc of its own PID namespace
+     * (below), so no other process's environment or command line. */
     add(out, len, "--ro-bind / / --dev /dev --proc /proc");
     if (sb->tmp_bytes) {
         add(out, len, "--size");
@@ -215,8 +220,20 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
                                           : "--ro-bind /dev/null");
         add_quoted(out, len, h);
     }
+    /* No terminal: its descriptors are /dev/null and a pipe (proc.c), and
+     * /dev/tty, which names the session's controlling terminal, is
+     * /dev/null here, so there is none to read or inject input into
+     * (TIOCSTI).  That is what bwrap's --new-session is for; a session of
+     * its own would also put the bot in a scheduling group of its own
+     * (autogroup), which made a sandboxed game's round trips to the
+     * referee twice as slow on a loaded machine (issue 19).  It stays in
+     * the process group proc.c made, with its bubblewrap processes. */
+    add(out, len, "--ro-bind /dev/null /dev/tty");
+    /* No network, not even the host's abstract Unix sockets; no System V
+     * IPC or POSIX queues shared with another bot; no other process seen
+     * or signalled; its own host name; gone with the referee. */
     add(out, len, "--unshare-net --unshare-ipc --unshare-pid --unshare-uts "
-                  "--new-session --die-with-parent --setenv TMPDIR /tmp "
+                  "--die-with-parent --setenv TMPDIR /tmp "
                   "--chdir");
     add_quoted(out, len, cwd);
     /* A command that means the same without a shell runs without one

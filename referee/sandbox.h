@@ -14,12 +14,13 @@ typedef struct maat_sandbox {
     uint64_t tmp_bytes;      /* size of the private /tmp (0: tmpfs default) */
 } maat_sandbox;
 
-/* Write into out (len bytes) the /bin/sh command that runs `cmd` in a
- * bubblewrap sandbox: the whole file system read-only, a private /tmp of
- * tmp_bytes, no network, no System V IPC, its own PID namespace (it sees
- * no other process: not the referee, not the other bots) and session;
- * every process in it dies with the sandbox, and the sandbox with the
- * referee.  The seat's socket file is mounted read-only; each path in
+/* Write into out (len bytes) the command that runs `cmd` in a bubblewrap
+ * sandbox (quoted words only, so that proc.c runs it without /bin/sh when
+ * bwrap is on PATH; `cmd` runs without a shell inside when it needs none):
+ * the whole file system read-only, a private /tmp of tmp_bytes, no
+ * network, no System V IPC, no terminal, its own PID namespace (it sees
+ * no other process: not the referee, not the other bots); every process
+ * in it dies with the sandbox, and the sandbox with the referee.  The seat's socket file is mounted read-only; each path in
  * `hide` that exists is replaced by an empty directory or file, except a
  * directory holding the working directory or a path the command names
  * (counted in *unhidden).  -1

@@ -3,7 +3,7 @@
 cannot write outside its private /tmp, cannot reach the network, and its
 scratch files do not leak to the host.  Skipped (77) where bwrap or user
 namespaces are unavailable."""
-import json, os, shutil, socket, subprocess, sys, tempfile
+import json, os, pty, shutil, socket, subprocess, sys, tempfile
 
 REF = os.environ["MAAT_REFEREE"]
 LADDER = os.environ["MAAT_LADDER"]
@@ -70,6 +70,52 @@ exec {RANDOM}
     check(p.returncode == 0 and r["faults"] == [],
           "--sandbox with a tcp endpoint: sandboxed bots play through their "
           "own socket files")
+
+# No terminal reaches a sandboxed bot, even when the referee has one (a
+# controlling terminal, here a pseudo-terminal): none of its descriptors
+# is one and /dev/tty opens none, so it can neither read the organiser's
+# keys nor inject input (TIOCSTI).
+with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
+    probe, logs = os.path.join(d, "tty.py"), os.path.join(d, "logs")
+    with open(probe, "w") as f:
+        f.write(f"""#!/usr/bin/python3
+import fcntl, os, sys, termios
+seen = [str(fd) for fd in (0, 1, 2) if os.isatty(fd)]
+for path in ("/dev/tty", "/dev/console"):
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_NOCTTY)
+    except OSError:
+        continue
+    if os.isatty(fd):
+        seen.append(path)
+    try:
+        fcntl.ioctl(fd, termios.TIOCSTI, b"#")
+        seen.append("TIOCSTI " + path)
+    except OSError:
+        pass
+print("TERMINALS", " ".join(seen) or "none", flush=True)
+os.execv({RANDOM!r}, [{RANDOM!r}])
+""")
+    os.chmod(probe, 0o755)
+    env = dict(os.environ)
+    env.pop("MAAT_SANDBOX", None)
+    pid, master = pty.fork()
+    if pid == 0:  # the referee, on the pseudo-terminal
+        os.execve(REF, [REF, "--bot", f"tty={probe}", "--bot", f"b={RANDOM}",
+                        "--log-dir", logs, "--quiet"], env)
+    while True:  # its output, until it closes the terminal
+        try:
+            if not os.read(master, 4096):
+                break
+        except OSError:
+            break
+    _, status = os.waitpid(pid, 0)
+    os.close(master)
+    log = "".join(open(os.path.join(logs, f)).read()
+                  for f in os.listdir(logs) if f.endswith("-tty.log"))
+    check(os.waitstatus_to_exitcode(status) == 0 and
+          "TERMINALS none" in log,
+          f"a sandboxed bot reaches no terminal of the referee's: {log!r}")
 
 # Whether bubblewrap works is checked once per referee (a bwrap process),
 # not at all with --sandbox-checked, and once per `maat-ladder run`, whose

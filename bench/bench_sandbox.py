@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""bench_sandbox.py -- where a sandboxed bot start's wall time goes.
+
+    bench/bench_sandbox.py [--build DIR] [--runs N] [--only flags|match]
+
+flags: `bwrap --ro-bind / / /bin/true` with each of the referee's other
+bubblewrap options added alone, then all of them (as referee/sandbox.c
+writes them), then all of them with the shells maat had around bwrap and
+inside it until issue 19 (`/bin/sh -c "exec bwrap ... /bin/sh -c 'exec
+true'"`), against /bin/true alone.
+match: one maat-referee process playing a duplicate 2-seat match of
+Pyramids (--games 2 --same-deal --fresh-bots --fixed-seats, two
+sample-bots/maat-random: what `maat-ladder run` starts per match) with
+the sandbox checked by the referee itself (the default), with
+--sandbox-checked (as maat-ladder's referees), and with --no-sandbox.
+
+Every configuration runs N times (default 40), the configurations taking
+turns so that a change in the machine's load hits them alike; printed:
+the minimum, first quartile and median wall time in ms, and the load
+average.  Needs bwrap (exits 77 without).  Defaults: --build build-bench.
+"""
+import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def measure(configs, runs):
+    times = {name: [] for name, _ in configs}
+    for _ in range(runs):
+        for name, argv in configs:
+            t0 = time.perf_counter()
+            r = subprocess.run(argv, stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE)
+            times[name].append(time.perf_counter() - t0)
+            if r.returncode:
+                sys.exit(f"bench_sandbox: {name} failed ({r.returncode}): "
+                         f"{r.stderr.decode()[-300:]}")
+    for name, _ in configs:
+        v = sorted(times[name])
+        print(f"{name:28s} {v[0] * 1e3:8.2f} {v[len(v) // 4] * 1e3:8.2f} "
+              f"{statistics.median(v) * 1e3:8.2f}")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--build", default=os.path.join(ROOT, "build-bench"))
+    ap.add_argument("--runs", type=int, default=40)
+    ap.add_argument("--only", choices=["flags", "match"])
+    a = ap.parse_args()
+    bwrap = shutil.which("bwrap")
+    if not bwrap or subprocess.run([bwrap, "--ro-bind", "/", "/", "true"],
+                                   capture_output=True).returncode:
+        print("bench_sandbox: bubblewrap does not work here")
+        sys.exit(77)
+    print(f"# bench_sandbox: {a.runs} runs each, interleaved; "
+          f"{os.cpu_count()} cores; load average at start: "
+          f"{' '.join(open('/proc/loadavg').read().split()[:3])}")
+    print(f"{'configuration':28s} {'min_ms':>8s} {'p25_ms':>8s} "
+          f"{'median_ms':>8s}")
+    if a.only in (None, "flags"):
+        with tempfile.TemporaryDirectory() as d:
+            sock = os.path.join(d, "seat-0")
+            open(sock, "w").close()
+            base = [bwrap, "--ro-bind", "/", "/"]
+            true = ["/bin/true"]
+            each = [("--dev /dev", ["--dev", "/dev"]),
+                    ("--proc /proc --unshare-pid",
+                     ["--proc", "/proc", "--unshare-pid"]),
+                    ("--size 64M --tmpfs /tmp",
+                     ["--size", str(64 << 20), "--tmpfs", "/tmp"]),
+                    ("--ro-bind SOCKET", ["--ro-bind", sock, sock]),
+                    ("--unshare-net", ["--unshare-net"]),
+                    ("--unshare-ipc", ["--unshare-ipc"]),
+                    ("--unshare-uts", ["--unshare-uts"]),
+                    ("--new-session", ["--new-session"]),
+                    ("--die-with-parent", ["--die-with-parent"])]
+            full = [w for _, f in each for w in f] + [
+                "--setenv", "TMPDIR", "/tmp", "--chdir", os.getcwd()]
+            configs = [("/bin/true", true), ("bwrap --ro-bind / /", base + true)]
+            configs += [("+ " + name, base + f + true) for name, f in each]
+            configs += [("all (maat now)", base + full + true),
+                        ("all, sh outside and inside",
+                         ["/bin/sh", "-c", "exec " + " ".join(base + full) +
+                          " /bin/sh -c 'exec /bin/true'"])]
+            measure(configs, a.runs)
+    if a.only in (None, "match"):
+        ref = os.path.join(a.build, "referee", "maat-referee")
+        bot = os.path.join(a.build, "sample-bots", "maat-random")
+        with tempfile.TemporaryDirectory() as d:
+            match = [ref, "--game", "pyramids", "--seed", "1", "--match-id",
+                     "m", "--ladder", os.path.join(d, "l.jsonl"), "--quiet",
+                     "--games", "2", "--same-deal", "--fresh-bots",
+                     "--fixed-seats", "--bot", "r1=" + bot, "--bot",
+                     "r2=" + bot]
+            os.environ.pop("MAAT_SANDBOX", None)  # the default: auto
+            measure([("match: sandbox, own check", match),
+                     ("match: --sandbox-checked",
+                      match + ["--sandbox-checked"]),
+                     ("match: --no-sandbox", match + ["--no-sandbox"])],
+                    a.runs)
+    print("# load average at the end: " +
+          " ".join(open("/proc/loadavg").read().split()[:3]))
+
+
+if __name__ == "__main__":
+    main()
