@@ -5,40 +5,66 @@
 
 flags: `bwrap --ro-bind / / /bin/true` with each of the referee's other
 bubblewrap options added alone, then all of them (as referee/sandbox.c
-writes them), then all of them with the shells maat had around bwrap and
-inside it until issue 19 (`/bin/sh -c "exec bwrap ... /bin/sh -c 'exec
-true'"`), against /bin/true alone.
+writes them), then the sandbox as it was until issue 19 (--new-session
+instead of the /dev/tty mask, and the shells around bwrap and inside it:
+`/bin/sh -c "exec bwrap ... /bin/sh -c 'exec true'"`), against /bin/true
+alone.
 match: one maat-referee process playing a duplicate 2-seat match of
 Pyramids (--games 2 --same-deal --fresh-bots --fixed-seats, two
 sample-bots/maat-random: what `maat-ladder run` starts per match) with
 the sandbox checked by the referee itself (the default), with
---sandbox-checked (as maat-ladder's referees), and with --no-sandbox.
+--sandbox-checked (as maat-ladder's referees), with --no-sandbox, and
+without the sandbox but each bot in a session of its own (`setsid -w BOT`)
+or forked by /bin/sh without one (`BOT; true`): the cost of a session
+(a scheduling group under the kernel's autogroup) to the round trips.
 
 Every configuration runs N times (default 40), the configurations taking
 turns so that a change in the machine's load hits them alike; printed:
-the minimum, first quartile and median wall time in ms, and the load
-average.  Needs bwrap (exits 77 without).  Defaults: --build build-bench.
+the minimum, first quartile and median wall time in ms, the mean CPU
+(user + sys of every process, bwrap's PID 1 included: this script is a
+subreaper; 10 ms ticks, so a mean over N runs) and the load average.  Needs bwrap (exits 77 without).  Defaults: --build build-bench.
 """
-import argparse, os, shutil, statistics, subprocess, sys, tempfile, time
+import argparse, ctypes, os, shutil, statistics, subprocess, sys, tempfile
+import time
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
+def cpu_s():
+    t = os.times()
+    return t.children_user + t.children_system
+
+
+def reap_all():
+    """Wait for every descendant left to us (we are a subreaper): bwrap's
+    PID 1 outlives its outer process, and its CPU is the sandbox's too."""
+    while True:
+        try:
+            os.waitpid(-1, 0)
+        except ChildProcessError:
+            return
+
+
 def measure(configs, runs):
     times = {name: [] for name, _ in configs}
+    cpu = {name: 0.0 for name, _ in configs}
     for _ in range(runs):
         for name, argv in configs:
+            c0 = cpu_s()
             t0 = time.perf_counter()
             r = subprocess.run(argv, stdout=subprocess.DEVNULL,
                                stderr=subprocess.PIPE)
             times[name].append(time.perf_counter() - t0)
+            reap_all()
+            cpu[name] += cpu_s() - c0
             if r.returncode:
                 sys.exit(f"bench_sandbox: {name} failed ({r.returncode}): "
                          f"{r.stderr.decode()[-300:]}")
     for name, _ in configs:
         v = sorted(times[name])
         print(f"{name:28s} {v[0] * 1e3:8.2f} {v[len(v) // 4] * 1e3:8.2f} "
-              f"{statistics.median(v) * 1e3:8.2f}")
+              f"{statistics.median(v) * 1e3:8.2f} "
+              f"{cpu[name] / runs * 1e3:8.2f}")
 
 
 def main():
@@ -47,6 +73,8 @@ def main():
     ap.add_argument("--runs", type=int, default=40)
     ap.add_argument("--only", choices=["flags", "match"])
     a = ap.parse_args()
+    PR_SET_CHILD_SUBREAPER = 36
+    ctypes.CDLL(None).prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0)
     bwrap = shutil.which("bwrap")
     if not bwrap or subprocess.run([bwrap, "--ro-bind", "/", "/", "true"],
                                    capture_output=True).returncode:
@@ -56,7 +84,7 @@ def main():
           f"{os.cpu_count()} cores; load average at start: "
           f"{' '.join(open('/proc/loadavg').read().split()[:3])}")
     print(f"{'configuration':28s} {'min_ms':>8s} {'p25_ms':>8s} "
-          f"{'median_ms':>8s}")
+          f"{'median_ms':>8s} {'cpu_ms':>8s}")
     if a.only in (None, "flags"):
         with tempfile.TemporaryDirectory() as d:
             sock = os.path.join(d, "seat-0")
@@ -72,15 +100,19 @@ def main():
                     ("--unshare-net", ["--unshare-net"]),
                     ("--unshare-ipc", ["--unshare-ipc"]),
                     ("--unshare-uts", ["--unshare-uts"]),
-                    ("--new-session", ["--new-session"]),
                     ("--die-with-parent", ["--die-with-parent"])]
-            full = [w for _, f in each for w in f] + [
-                "--setenv", "TMPDIR", "/tmp", "--chdir", os.getcwd()]
+            tail = ["--setenv", "TMPDIR", "/tmp", "--chdir", os.getcwd()]
+            opts = [w for _, f in each for w in f]
+            tty = ["--ro-bind", "/dev/null", "/dev/tty"]
+            old = opts + ["--new-session"] + tail
             configs = [("/bin/true", true), ("bwrap --ro-bind / /", base + true)]
             configs += [("+ " + name, base + f + true) for name, f in each]
-            configs += [("all (maat now)", base + full + true),
-                        ("all, sh outside and inside",
-                         ["/bin/sh", "-c", "exec " + " ".join(base + full) +
+            configs += [("+ --new-session (until 19)",
+                         base + ["--new-session"] + true),
+                        ("+ --ro-bind /dev/null /dev/tty", base + tty + true),
+                        ("all (maat now)", base + opts + tty + tail + true),
+                        ("all before issue 19",
+                         ["/bin/sh", "-c", "exec " + " ".join(base + old) +
                           " /bin/sh -c 'exec /bin/true'"])]
             measure(configs, a.runs)
     if a.only in (None, "match"):
@@ -93,10 +125,20 @@ def main():
                      "--fixed-seats", "--bot", "r1=" + bot, "--bot",
                      "r2=" + bot]
             os.environ.pop("MAAT_SANDBOX", None)  # the default: auto
+            # the same match with each bot in a session of its own (setsid
+            # -w forks it and waits), and with the same fork and wait in
+            # /bin/sh without one: what a session costs a round trip
+            alone = [w if not w.startswith("r") else
+                     w.split("=")[0] + "=/usr/bin/setsid -w " + bot
+                     for w in match]
+            forked = [w if not w.startswith("r") else w + "; true"
+                      for w in match]
             measure([("match: sandbox, own check", match),
                      ("match: --sandbox-checked",
                       match + ["--sandbox-checked"]),
-                     ("match: --no-sandbox", match + ["--no-sandbox"])],
+                     ("match: --no-sandbox", match + ["--no-sandbox"]),
+                     ("no sandbox, bots setsid -w", alone + ["--no-sandbox"]),
+                     ("no sandbox, bots forked", forked + ["--no-sandbox"])],
                     a.runs)
     print("# load average at the end: " +
           " ".join(open("/proc/loadavg").read().split()[:3]))
