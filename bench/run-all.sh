@@ -72,6 +72,11 @@ echo
     --matches 30 --bot "$build/sample-bots/maat-mcts --iterations 400"
 echo
 
+# --- a sandboxed bot start: bubblewrap's options, one ladder match ------
+# (exits 77 where bubblewrap does not work)
+python3 "$root/bench/bench_sandbox.py" --build "$build" || [ $? = 77 ]
+echo
+
 # --- memory: referee peak RSS, per concurrent match -----------------------
 "$root/bench/bench_memory.sh" --build "$build"
 echo
