@@ -110,8 +110,10 @@ static void run_id(const maat_compare *c, int b, int run, char *out,
 }
 
 /* argv of one run of block b: the hero (candidate in run 0, baseline in
- * run 1) in seat 0 of game 0, the rest as the design says. */
-static char **run_argv(const maat_compare *c, int b, int run)
+ * run 1) in seat 0 of game 0, the rest as the design says;
+ * `sandbox_checked`: bubblewrap checked once for the whole comparison. */
+static char **run_argv(const maat_compare *c, int b, int run,
+                       int sandbox_checked)
 {
     char id[96], names[MAAT_MAX_SEATS][32], label[32];
     run_id(c, b, run, id, sizeof id);
@@ -121,6 +123,7 @@ static char **run_argv(const maat_compare *c, int b, int run)
         .seed_file = c->key_file, .seed_label = label, .duplicate = 1,
         .match_id = id,
         .ladder = c->ladder, .games_dir = c->log_dir, .seats = c->seats,
+        .sandbox_checked = sandbox_checked,
         .extra = c->referee_args, .n_extra = c->n_referee_args};
     rc.name[0] = run ? "baseline" : "candidate";
     rc.command[0] = run ? c->baseline : c->candidate;
@@ -413,7 +416,8 @@ static void on_signal(int sig)
 /* Start the referees of blocks first..first+n-1; their pids in pids[].
  * Returns how many, or -1 with err (none left running). */
 static int start_wave(const maat_compare *c, const maat_pin_cpus *cpus,
-                      int first, int n, pid_t *pids, maat_error *err)
+                      int first, int n, int sandbox_checked, pid_t *pids,
+                      maat_error *err)
 {
     int runs = c->n_field ? 2 : 1, np = 0;
     for (int b = first; b < first + n; b++)
@@ -426,7 +430,7 @@ static int start_wave(const maat_compare *c, const maat_pin_cpus *cpus,
             int slot = np;
             if (runs == 2 && (b & 1))
                 slot += run ? -1 : 1;
-            char **argv = run_argv(c, b, run);
+            char **argv = run_argv(c, b, run, sandbox_checked);
             pid_t pid = argv ? maat_referee_start(argv, c->pin ?
                                    maat_pin_slot_cpu(cpus, slot) : -1, id)
                              : -1;
@@ -513,12 +517,14 @@ int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
     sigaction(SIGTERM, &sa, &old_term);
     stop = 0;
     int wave = c->jobs / runs > 0 ? c->jobs / runs : 1, reported = 0;
+    int sandbox_checked = /* once, not in every referee */
+        maat_referee_sandbox_check(c->referee_args, c->n_referee_args);
     while (t->blocks < c->max_blocks && !stop) {
         int first = t->blocks, n = wave;
         if (first + n > c->max_blocks)
             n = c->max_blocks - first;
         pid_t pids[512];
-        int np = start_wave(c, &cpus, first, n, pids, err);
+        int np = start_wave(c, &cpus, first, n, sandbox_checked, pids, err);
         rc = np < 0 ? err->code : wait_wave(c, first, pids, np, err);
         if (rc || stop)
             break;
