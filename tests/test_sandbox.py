@@ -165,9 +165,10 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
         check(got == want, f"maat-ladder run: {what} (exit, checks, "
               f"sandboxes: {got})")
     # compare too: one check, 3 blocks of 2 games = 12 sandboxed bots
+    # (hypotheses 1 Elo apart: 3 blocks cannot decide between them)
     got = counted([LADDER, "compare", "--candidate", RANDOM, "--baseline",
-                   RANDOM, "--max-blocks", "3", "--elo0", "-1000", "--elo1",
-                   "1000", "--jobs", "1", "--seed", "1", "--quiet"])
+                   RANDOM, "--max-blocks", "3", "--elo0", "-1", "--elo1",
+                   "0", "--jobs", "1", "--seed", "1", "--quiet"])
     check(got[1:] == (1, 12), "maat-ladder compare: one check for the "
           f"whole comparison (exit, checks, sandboxes: {got})")
 print(f"test_sandbox: {failures} failed")
