@@ -282,46 +282,63 @@ uint64_t maat_rng_next(maat_rng *r)
 /* The external definition of the inline draw (rng.h). */
 extern uint32_t maat_rng_below(maat_rng *r, uint32_t n);
 
-/* maat_rng_below for a loop that keeps the read position in a register
- * (*pos, written back to r->pos only around a refill or a redraw): the
- * shuffles below draw a hundred times in a row. */
-static inline uint32_t below_at(maat_rng *r, uint32_t *pos, uint32_t n)
+/* Fisher-Yates from the last index down, each index drawing as
+ * maat_rng_below does, for elements of `size` bytes (a constant in each
+ * caller, so the swap is two loads and two stores).  The indices that the
+ * buffered words can serve, one word each, run in an inner loop with no
+ * refill check and the read position in a register; a redraw (rare: the
+ * low word below the threshold) takes its words through maat_rng_next32
+ * and ends that run. */
+static inline void swap(unsigned char *x, unsigned char *y, size_t size)
 {
-    if (*pos >= MAAT_RNG_WORDS) {
-        maat_rng_refill(r);
-        *pos = r->pos;
+    unsigned char t[sizeof(int)];
+    memcpy(t, x, size);
+    memcpy(x, y, size);
+    memcpy(y, t, size);
+}
+
+static inline __attribute__((always_inline)) void
+shuffle(maat_rng *r, unsigned char *a, int n, size_t size)
+{
+    int i = n - 1;
+    while (i > 0) {
+        if (r->pos >= MAAT_RNG_WORDS)
+            maat_rng_refill(r);
+        uint32_t p = r->pos;
+        int last = i - (int)(MAAT_RNG_WORDS - p) + 1;
+        if (last < 1)
+            last = 1;
+        /* index i draws word[p + (first - i)]: i is the only counter */
+        const uint32_t *w = r->word + p + i;
+        int first = i;
+        for (; i >= last; i--) {
+            uint32_t bound = (uint32_t)i + 1;
+            uint64_t m = (uint64_t)*(w - i) * bound;
+            unsigned char *x = a + size * (size_t)i;
+            if ((uint32_t)m < bound) {
+                uint32_t threshold = (uint32_t)(0u - bound) % bound;
+                if ((uint32_t)m < threshold) { /* a redraw: ends the run */
+                    r->pos = p + (uint32_t)(first - i) + 1;
+                    while ((uint32_t)m < threshold)
+                        m = (uint64_t)maat_rng_next32(r) * bound;
+                    swap(x, a + size * (size_t)(m >> 32), size);
+                    i--;
+                    goto next_run;
+                }
+            }
+            swap(x, a + size * (size_t)(m >> 32), size);
+        }
+        r->pos = p + (uint32_t)(first - i);
+    next_run:;
     }
-    uint64_t m = (uint64_t)r->word[(*pos)++] * n;
-    if ((uint32_t)m < n) { /* rare: perhaps a redraw (maat_rng_below) */
-        uint32_t threshold = (uint32_t)(0u - n) % n;
-        r->pos = *pos;
-        while ((uint32_t)m < threshold)
-            m = (uint64_t)maat_rng_next32(r) * n;
-        *pos = r->pos;
-    }
-    return (uint32_t)(m >> 32);
 }
 
 void maat_rng_shuffle_u8(maat_rng *r, uint8_t *a, int n)
 {
-    uint32_t pos = r->pos;
-    for (int i = n - 1; i > 0; i--) {
-        uint32_t j = below_at(r, &pos, (uint32_t)i + 1);
-        uint8_t t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-    }
-    r->pos = pos;
+    shuffle(r, a, n, 1);
 }
 
 void maat_rng_shuffle_int(maat_rng *r, int *a, int n)
 {
-    uint32_t pos = r->pos;
-    for (int i = n - 1; i > 0; i--) {
-        uint32_t j = below_at(r, &pos, (uint32_t)i + 1);
-        int t = a[i];
-        a[i] = a[j];
-        a[j] = t;
-    }
-    r->pos = pos;
+    shuffle(r, (unsigned char *)a, n, sizeof *a);
 }
