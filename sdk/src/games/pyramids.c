@@ -62,7 +62,8 @@ static int deal_card(maat_pyr_state *st)
 
 static void end_game(maat_pyr_state *st, maat_events *ev);
 
-static void start_round(maat_pyr_state *st, maat_events *ev)
+static __attribute__((noinline)) void start_round(maat_pyr_state *st,
+                                                  maat_events *ev)
 {
     if (st->deck_pos + 2 * st->seats > MAAT_PYR_CARDS) {
         end_game(st, ev); /* only a hand-made state runs out of cards */
@@ -107,7 +108,10 @@ static void next_keep(maat_pyr_state *st, maat_events *ev)
         start_round(st, ev);
 }
 
-static void end_round(maat_pyr_state *st, maat_events *ev)
+/* (out of line, as start_round: once a round, and kept out of the
+ * decisions that may lead to it, which then need no registers saved) */
+static __attribute__((noinline)) void end_round(maat_pyr_state *st,
+                                                maat_events *ev)
 {
     /* the God tiles go back before anyone discards (rules, step 4) */
     memset(st->tile_owner, -1, sizeof st->tile_owner);
@@ -548,12 +552,18 @@ static int refuse_kind(const maat_pyr_state *st, const maat_action *a,
  * need live across its calls. */
 #define PYR_BODY static inline __attribute__((always_inline)) int
 #define PYR_APPLY(name, body)                                                \
+    static __attribute__((noinline)) int name##_ev(maat_pyr_state *st,       \
+                                                   const maat_action *a,     \
+                                                   maat_events *ev,          \
+                                                   maat_error *err)          \
+    {                                                                        \
+        return body(st, a, ev, err);                                         \
+    }                                                                        \
     static __attribute__((noinline)) int name(maat_pyr_state *st,            \
                                               const maat_action *a,          \
-                                              maat_events *ev,               \
                                               maat_error *err)               \
     {                                                                        \
-        return ev ? body(st, a, ev, err) : body(st, a, NULL, err);           \
+        return body(st, a, NULL, err);                                       \
     }
 
 PYR_BODY god_body(maat_pyr_state *st, const maat_action *a,
@@ -741,15 +751,27 @@ static int apply(maat_game *g, const maat_action *a, maat_events *ev,
     maat_pyr_state *st = &g->st;
     if (a->kind != st->phase || st->phase == MAAT_PYR_OVER)
         return refuse_kind(st, a, err);
+    if (ev) {
+        switch (a->kind) {
+        case MAAT_PYR_GOD:
+            return apply_god_ev(st, a, ev, err);
+        case MAAT_PYR_PAIR:
+            return apply_pair_ev(st, a, ev, err);
+        case MAAT_PYR_BUILD:
+            return apply_build_ev(st, a, ev, err);
+        default:
+            return apply_keep_ev(st, a, ev, err);
+        }
+    }
     switch (a->kind) {
     case MAAT_PYR_GOD:
-        return apply_god(st, a, ev, err);
+        return apply_god(st, a, err);
     case MAAT_PYR_PAIR:
-        return apply_pair(st, a, ev, err);
+        return apply_pair(st, a, err);
     case MAAT_PYR_BUILD:
-        return apply_build(st, a, ev, err);
+        return apply_build(st, a, err);
     default:
-        return apply_keep(st, a, ev, err);
+        return apply_keep(st, a, err);
     }
 }
 
