@@ -165,18 +165,31 @@ int pyr_tile_available(const maat_pyr_state *st, int tile)
  * hand-built state can be with pyramid_n > 0), full (4 cards) or touches
  * an end of the grid (never in a reachable state, where the base grows
  * from position 0; the check keeps a hand-made or forged state from
- * producing a spot outside the grid). */
+ * producing a spot outside the grid).  One load from a table of all 128
+ * rows, which the preprocessor fills (B_SPOTS: lowest card's bit shifted
+ * down, highest card's shifted up). */
+#define B_HI(r)                                                              \
+    ((r) & 64 ? 64 : (r) & 32 ? 32 : (r) & 16 ? 16 : (r) & 8 ? 8             \
+     : (r) & 4 ? 4 : (r) & 2 ? 2 : (r) & 1)
+#define B_COUNT(r)                                                           \
+    (((r) & 1) + ((r) >> 1 & 1) + ((r) >> 2 & 1) + ((r) >> 3 & 1) +          \
+     ((r) >> 4 & 1) + ((r) >> 5 & 1) + ((r) >> 6 & 1))
+#define B_SPOTS(r)                                                           \
+    ((r) == 0 || B_COUNT(r) >= 4 || ((r) & 1) || (B_HI(r) & 64)              \
+         ? 0 : ((r) & (0u - (r))) >> 1 | (unsigned)B_HI(r) << 1)
+#define B_SPOTS8(r) B_SPOTS(r), B_SPOTS(r + 1), B_SPOTS(r + 2),             \
+    B_SPOTS(r + 3), B_SPOTS(r + 4), B_SPOTS(r + 5), B_SPOTS(r + 6),         \
+    B_SPOTS(r + 7)
+/* base_spots of every base row, made by the preprocessor */
+static const uint8_t base_spot_table[128] = {
+    B_SPOTS8(0u), B_SPOTS8(8u), B_SPOTS8(16u), B_SPOTS8(24u),
+    B_SPOTS8(32u), B_SPOTS8(40u), B_SPOTS8(48u), B_SPOTS8(56u),
+    B_SPOTS8(64u), B_SPOTS8(72u), B_SPOTS8(80u), B_SPOTS8(88u),
+    B_SPOTS8(96u), B_SPOTS8(104u), B_SPOTS8(112u), B_SPOTS8(120u)};
+
 static inline uint32_t base_spots(uint32_t row0)
 {
-    uint32_t four = row0 & (row0 - 1); /* drop three cards: any left? */
-    four &= four - 1;
-    four &= four - 1;
-    if (row0 == 0 || four)
-        return 0;
-    uint32_t lo = row0 & (0u - row0), hi = 1u << (31 - __builtin_clz(row0));
-    if ((lo & 1) || (hi & 1u << (MAAT_PYR_POSITIONS - 1)))
-        return 0;
-    return lo >> 1 | hi << 1;
+    return base_spot_table[row0 & PYR_ROW];
 }
 
 /* The spots of the upper stages, all at once: bit 7 * stage + i is set
