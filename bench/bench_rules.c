@@ -60,6 +60,51 @@ typedef struct result {
     double cpu_seconds; /* this thread's CPU time over the same span */
 } result;
 
+/* maat_rng_below(rng, n): the usual case (a word buffered, no redraw
+ * possible) here, the rest by maat_rng_below itself from the same
+ * position, out of line so that the loop below keeps nothing across a
+ * call for it.  The same draws. */
+static __attribute__((noinline)) uint32_t pick_slow(maat_rng *rng,
+                                                    uint32_t n)
+{
+    return maat_rng_below(rng, n);
+}
+
+static inline uint32_t pick(maat_rng *rng, uint32_t n)
+{
+    uint32_t p = rng->pos;
+    if (p < MAAT_RNG_WORDS) {
+        uint64_t m = (uint64_t)rng->word[p] * n;
+        if ((uint32_t)m >= n) {
+            rng->pos = p + 1;
+            return (uint32_t)(m >> 32);
+        }
+    }
+    return pick_slow(rng, n);
+}
+
+/* What the playout loop keeps beside the game, the generator and the
+ * rules' two entries: one block, reached through one register. */
+typedef struct playout {
+    maat_action buf[BUF_ACTIONS];
+    maat_error err;
+    long long decisions;
+} playout;
+
+/* A decision with more actions than the stack buffer holds (rare). */
+static __attribute__((noinline)) int play_long(const maat_rules *r,
+                                               maat_game *g, maat_rng *rng,
+                                               int n, maat_error *err)
+{
+    maat_action *all = malloc(sizeof *all * (size_t)n);
+    if (!all)
+        return maat_error_set(err, MAAT_ENOMEM, "out of memory");
+    r->legal_actions(g, all, n);
+    int rc = r->apply(g, &all[pick(rng, (uint32_t)n)], NULL, err);
+    free(all);
+    return rc;
+}
+
 /* Play one game to the end; returns its number of decisions, -1 on error.
  * The loop is a playout's: the whole legal list written, one pick, apply
  * of the action where the list holds it (no copy). */
@@ -67,42 +112,31 @@ static long long play_one(const maat_rules *r, const maat_setup *setup,
                           const maat_seed *seed, int seats, maat_rng *rng,
                           long long *sink)
 {
-    maat_error err;
-    err.code = 0;
-    err.msg[0] = '\0';
-    maat_game *g = r->game_new(setup, seed, seats, NULL, &err);
+    playout p;
+    p.err.code = 0;
+    p.err.msg[0] = '\0';
+    p.decisions = 0;
+    maat_game *g = r->game_new(setup, seed, seats, NULL, &p.err);
     if (!g) {
-        fprintf(stderr, "bench-rules: game_new: %s\n", err.msg);
+        fprintf(stderr, "bench-rules: game_new: %s\n", p.err.msg);
         return -1;
     }
     int (*legal)(const maat_game *, maat_action *, int) = r->legal_actions;
     int (*apply)(maat_game *, const maat_action *, maat_events *,
                  maat_error *) = r->apply;
-    maat_action buf[BUF_ACTIONS];
-    long long decisions = 0;
     int n, rc = 0;
-    while ((n = legal(g, buf, BUF_ACTIONS)) > 0) {
-        uint32_t k = maat_rng_below(rng, (uint32_t)n);
-        if (n <= BUF_ACTIONS) {
-            rc = apply(g, &buf[k], NULL, &err);
-        } else { /* rare: more actions than the stack buffer holds */
-            maat_action *all = malloc(sizeof *all * (size_t)n);
-            if (!all) {
-                fprintf(stderr, "bench-rules: out of memory\n");
-                r->destroy(&g);
-                return -1;
-            }
-            legal(g, all, n);
-            rc = apply(g, &all[k], NULL, &err);
-            free(all);
-        }
+    while ((n = legal(g, p.buf, BUF_ACTIONS)) > 0) {
+        if (n <= BUF_ACTIONS)
+            rc = apply(g, &p.buf[pick(rng, (uint32_t)n)], NULL, &p.err);
+        else
+            rc = play_long(r, g, rng, n, &p.err);
         if (rc) {
             fprintf(stderr, "bench-rules: apply refused a legal action: %s\n",
-                    err.msg);
+                    p.err.msg);
             r->destroy(&g);
             return -1;
         }
-        decisions++;
+        p.decisions++;
     }
     if (!r->is_over(g)) {
         fprintf(stderr, "bench-rules: no legal action but the game is not "
@@ -114,7 +148,7 @@ static long long play_one(const maat_rules *r, const maat_setup *setup,
     r->scores(g, sc);
     *sink += sc[0].total; /* keeps scoring observable */
     r->destroy(&g);
-    return decisions;
+    return p.decisions;
 }
 
 static int bench_seats(const maat_rules *r, const maat_setup *setup,
