@@ -23,14 +23,16 @@
 
 #define PYR_CELLS (MAAT_PYR_STAGES * MAAT_PYR_POSITIONS)
 
-/* The stones gathered so far, as a union-find; largest[c] is the size of
- * the largest group of colour c of two stones or more so far (sizes only
- * grow as groups merge, so the largest at the end is the largest ever
- * seen). */
+/* The stones gathered so far, as a union-find: stone k of the card at
+ * cell b (bit 7 * stage + i of pyr_occupied) is node 3 * b + k.
+ * largest[c] is the size of the largest group of colour c of two stones
+ * or more so far (sizes only grow as groups merge, so the largest at the
+ * end is the largest ever seen). */
+#define PYR_NODES (PYR_CELLS * 3)
 typedef struct {
-    uint8_t colour[PYR_CELLS * 3];
-    uint8_t parent[PYR_CELLS * 3];
-    uint8_t size[PYR_CELLS * 3];
+    uint8_t colour[PYR_NODES];
+    uint8_t parent[PYR_NODES];
+    uint8_t size[PYR_NODES];
     int largest[MAAT_PYR_COLOURS];
 } stones;
 
@@ -75,63 +77,77 @@ static inline void join_halves(stones *g, int left, int left_n, int right,
         join(g, left + 2, right);
 }
 
+/* The cells of the first and of the last position of every stage. */
+#define COL_FIRST (1u | 1u << 7 | 1u << 14 | 1u << 21)
+#define COL_LAST (COL_FIRST << 6)
+
 /* maat_pyr_groups, and the number of pyramid cards with the pyramid
  * glyph (scoring's, counted on the way); static, like obelisk_points, so
  * that scoring calls it directly rather than through the shared
  * library's PLT.  The cards are visited stage by stage, left to right, as
- * the bits of the occupied cells (bit 7 * stage + i), so only the cards
- * there cost anything. */
+ * the bits of the occupied cells (bit 7 * stage + i, the cell's index in
+ * the grid too), so only the cards there cost anything; which
+ * neighbours each has is read from three masks made at the start. */
 static int groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
                   int largest[MAAT_PYR_COLOURS])
 {
     int glyphs = 0; /* pyramid cards with the pyramid glyph, for scoring */
     stones g;
-    /* first stone and stone count of the card at each occupied cell */
-    uint8_t first[PYR_CELLS], count[PYR_CELLS];
+    uint8_t count[PYR_CELLS]; /* stone count of the card at each cell */
+    const int8_t *grid = &s->grid[0][0];
     uint32_t occ = pyr_occupied(s), present = 0;
+    /* bit b set: the card at b has one at its left (b - 1), below-left
+     * (b - 7: same index, one stage down), below-right (b - 6) */
+    uint32_t has_left = occ << 1 & ~COL_FIRST;
+    uint32_t has_below_left = occ << 7;
+    uint32_t has_below_right = occ << 6 & ~COL_LAST & ~0x7Fu;
     memset(g.largest, 0, sizeof g.largest);
-    int n = 0;
-    for (int stage = 0; stage < MAAT_PYR_STAGES; stage++) {
-        uint32_t row = occ >> MAAT_PYR_POSITIONS * stage & 0x7F;
-        for (uint32_t m = row; m; m &= m - 1) {
-            int i = __builtin_ctz(m), b = MAAT_PYR_POSITIONS * stage + i;
-            const maat_pyr_card *c = &d->card[s->grid[stage][i]];
-            int f = n, ns = c->n_stones;
-            glyphs += c->glyph == MAAT_PYR_GLYPH_PYRAMID;
-            first[b] = (uint8_t)f;
-            count[b] = (uint8_t)ns;
-            /* the card's stones; neighbours of one colour are one group
-             * from the start (r: the root of the current run) */
-            present |= 1u << c->stone[0];
-            g.colour[n] = c->stone[0];
-            g.parent[n] = (uint8_t)n;
-            g.size[n] = 1;
-            for (int k = 1, r = n++; k < ns; k++, n++) {
-                int colour = c->stone[k];
-                present |= 1u << colour;
-                g.colour[n] = (uint8_t)colour;
-                if (colour == c->stone[k - 1]) {
-                    g.parent[n] = (uint8_t)r;
-                    if (++g.size[r] > g.largest[colour])
-                        g.largest[colour] = g.size[r];
-                } else {
-                    g.parent[n] = (uint8_t)n;
-                    g.size[n] = 1;
-                    r = n;
-                }
-            }
-            /* the card to the left was gathered just before this one */
-            if (i > 0 && (row >> (i - 1) & 1))
-                join(&g, f - 1, f);
-            if (stage == 0)
-                continue;
-            /* the card below-left, then the card below-right */
-            int below = b - MAAT_PYR_POSITIONS;
-            if (occ >> below & 1)
-                join_halves(&g, first[below], count[below], f, ns);
-            if (i + 1 < MAAT_PYR_POSITIONS && (occ >> (below + 1) & 1))
-                join_halves(&g, f, ns, first[below + 1], count[below + 1]);
+    for (uint32_t m = occ; m; m &= m - 1) {
+        int b = __builtin_ctz(m), f = 3 * b;
+        const maat_pyr_card *c = &d->card[grid[b]];
+        int ns = c->n_stones, c0 = c->stone[0], c1 = c->stone[1];
+        glyphs += c->glyph == MAAT_PYR_GLYPH_PYRAMID;
+        count[b] = (uint8_t)ns;
+        /* the card's stones; neighbours of one colour are one group
+         * from the start */
+        present |= 1u << c0 | 1u << c1;
+        g.colour[f] = (uint8_t)c0;
+        g.colour[f + 1] = (uint8_t)c1;
+        g.parent[f] = (uint8_t)f;
+        int r = f; /* the root of the stones' run so far */
+        if (c1 == c0) {
+            g.parent[f + 1] = (uint8_t)f;
+            g.size[f] = 2;
+            if (g.largest[c0] < 2)
+                g.largest[c0] = 2;
+        } else {
+            g.parent[f + 1] = (uint8_t)(f + 1);
+            g.size[f] = 1;
+            g.size[f + 1] = 1;
+            r = f + 1;
         }
+        for (int k = 2; k < ns; k++) {
+            int colour = c->stone[k], prev = c->stone[k - 1];
+            present |= 1u << colour;
+            g.colour[f + k] = (uint8_t)colour;
+            if (colour == prev) {
+                g.parent[f + k] = (uint8_t)r;
+                if (++g.size[r] > g.largest[colour])
+                    g.largest[colour] = g.size[r];
+            } else {
+                g.parent[f + k] = (uint8_t)(f + k);
+                g.size[f + k] = 1;
+                r = f + k;
+            }
+        }
+        /* the card to the left, then below-left, then below-right: all
+         * gathered before this one */
+        if (has_left >> b & 1)
+            join(&g, f - 3 + count[b - 1] - 1, f);
+        if (has_below_left >> b & 1)
+            join_halves(&g, f - 21, count[b - 7], f, ns);
+        if (has_below_right >> b & 1)
+            join_halves(&g, f, ns, f - 18, count[b - 6]);
     }
     /* a colour whose stones never joined: groups of one */
     for (int c = 0; c < MAAT_PYR_COLOURS; c++)
