@@ -109,9 +109,10 @@ static void next_keep(maat_pyr_state *st, maat_events *ev)
 }
 
 /* (out of line, as start_round: once a round, and kept out of the
- * decisions that may lead to it, which then need no registers saved) */
-static __attribute__((noinline)) void end_round(maat_pyr_state *st,
-                                                maat_events *ev)
+ * decisions that may lead to it, which then need no registers saved;
+ * MAAT_OK, so that they end with a jump to it) */
+static __attribute__((noinline)) int end_round(maat_pyr_state *st,
+                                               maat_events *ev)
 {
     /* the God tiles go back before anyone discards (rules, step 4) */
     memset(st->tile_owner, -1, sizeof st->tile_owner);
@@ -119,25 +120,27 @@ static __attribute__((noinline)) void end_round(maat_pyr_state *st,
         st->seat[i].god = 0;
     if (st->round == MAAT_PYR_ROUNDS) {
         end_game(st, ev);
-        return;
+        return MAAT_OK;
     }
     if (st->seats == 2)
         st->set_aside = (uint8_t)(st->set_aside % 4 + 1);
     st->cursor = 0;
     next_keep(st, ev);
+    return MAAT_OK;
 }
 
-/* The holder of the lowest tile above st->cursor takes a pair next. */
-static void next_pair(maat_pyr_state *st, maat_events *ev)
+/* The holder of the lowest tile above st->cursor takes a pair next.
+ * MAAT_OK. */
+static int next_pair(maat_pyr_state *st, maat_events *ev)
 {
     for (int t = st->cursor + 1; t <= 5; t++)
         if (st->tile_owner[t] >= 0) {
             st->cursor = t;
             st->phase = MAAT_PYR_PAIR;
             st->to_move = st->tile_owner[t];
-            return;
+            return MAAT_OK;
         }
-    end_round(st, ev);
+    return end_round(st, ev);
 }
 
 /* Inlined into the GOD enumeration and check below; the exported
@@ -593,7 +596,7 @@ PYR_BODY god_body(maat_pyr_state *st, const maat_action *a,
         st->to_move = (st->first + st->cursor) % st->seats;
     } else {
         st->cursor = 0;
-        next_pair(st, ev);
+        return next_pair(st, ev);
     }
     return MAAT_OK;
 }
@@ -635,7 +638,7 @@ static inline unsigned hand_bit(const uint8_t *h, int card)
  * accepts it): the cards are different cards of the hand, the spot is
  * free and supported, the God tile allows the tomb and the obelisk and
  * neither is full.  Returns the hand slots the build takes, as bits. */
-static inline unsigned build_fits(const maat_pyr_state *st,
+static __attribute__((noinline)) unsigned build_fits(const maat_pyr_state *st,
                                   const maat_pyr_seat *s, const maat_action *a)
 {
     int card = a->arg[0], stage = a->arg[1], pos = a->arg[2];
@@ -694,8 +697,7 @@ static inline int build_done(maat_pyr_state *st, maat_pyr_seat *s,
         s->obelisk[s->obelisk_n++] = (uint8_t)a->arg[4];
         emit(ev, MAAT_PYR_EV_OBELISK, me, a->arg[4], 0, 0);
     }
-    next_pair(st, ev);
-    return MAAT_OK;
+    return next_pair(st, ev);
 }
 
 /* Any other build: check_build says what is wrong, or accepts it. */
