@@ -473,6 +473,61 @@ build_actions(const maat_pyr_state *st, const maat_pyr_seat *s,
     return write_builds(s, hand_n, spots, with, out);
 }
 
+/* The GOD and PAIR lists depend only on which of five tiles or quarry
+ * pairs are free: for each of the 32 sets, the heads (kind, arg0, -1, -1)
+ * of its list in order, made by the preprocessor (ONE_NTH: the index of
+ * the k-th bit of m, -1 when m has fewer bits).  A list is then five
+ * head copies and five tails of -1s, written whatever its length (the
+ * caller's list has room for five) with no test per candidate. */
+#define ONE_BIT(m, i) ((m) >> (i) & 1)
+#define ONE_NTH(m, k)                                                        \
+    (ONE_BIT(m, 0) && (k) == 0 ? 0                                           \
+     : ONE_BIT(m, 1) && (k) == ONE_BIT(m, 0) ? 1                             \
+     : ONE_BIT(m, 2) && (k) == ONE_BIT(m, 0) + ONE_BIT(m, 1) ? 2             \
+     : ONE_BIT(m, 3) &&                                                      \
+             (k) == ONE_BIT(m, 0) + ONE_BIT(m, 1) + ONE_BIT(m, 2) ? 3        \
+     : ONE_BIT(m, 4) && (k) == ONE_BIT(m, 0) + ONE_BIT(m, 1) +               \
+                                  ONE_BIT(m, 2) + ONE_BIT(m, 3) ? 4 : -1)
+#define ONE_HEAD(kind, first, m, k)                                          \
+    MAAT_KIT_QUAD(kind, ONE_NTH(m, k) < 0 ? -1 : (first) + ONE_NTH(m, k),    \
+                  -1, -1)
+#define ONE_LIST(kind, first, m)                                             \
+    {ONE_HEAD(kind, first, m, 0), ONE_HEAD(kind, first, m, 1),               \
+     ONE_HEAD(kind, first, m, 2), ONE_HEAD(kind, first, m, 3),               \
+     ONE_HEAD(kind, first, m, 4)}
+#define ONE_LISTS4(kind, first, m)                                           \
+    ONE_LIST(kind, first, m), ONE_LIST(kind, first, (m) + 1),                \
+        ONE_LIST(kind, first, (m) + 2), ONE_LIST(kind, first, (m) + 3)
+#define ONE_LISTS(kind, first)                                               \
+    {ONE_LISTS4(kind, first, 0), ONE_LISTS4(kind, first, 4),                 \
+     ONE_LISTS4(kind, first, 8), ONE_LISTS4(kind, first, 12),                \
+     ONE_LISTS4(kind, first, 16), ONE_LISTS4(kind, first, 20),               \
+     ONE_LISTS4(kind, first, 24), ONE_LISTS4(kind, first, 28)}
+static const maat_kit_quad god_lists[32][5] = ONE_LISTS(MAAT_PYR_GOD, 1);
+static const maat_kit_quad pair_lists[32][5] = ONE_LISTS(MAAT_PYR_PAIR, 0);
+#define ONE_COUNT(m) (ONE_NTH(m, 0) >= 0) + (ONE_NTH(m, 1) >= 0) +           \
+    (ONE_NTH(m, 2) >= 0) + (ONE_NTH(m, 3) >= 0) + (ONE_NTH(m, 4) >= 0)
+#define ONE_COUNT4(m) ONE_COUNT(m), ONE_COUNT((m) + 1), ONE_COUNT((m) + 2),  \
+    ONE_COUNT((m) + 3)
+static const uint8_t one_count[32] = {
+    ONE_COUNT4(0), ONE_COUNT4(4), ONE_COUNT4(8), ONE_COUNT4(12),
+    ONE_COUNT4(16), ONE_COUNT4(20), ONE_COUNT4(24), ONE_COUNT4(28)};
+
+/* The list of set m (0..31) of `lists`. */
+static inline int put_list(maat_action *out, const maat_kit_quad lists[][5],
+                           uint32_t m)
+{
+    const maat_kit_quad ones = maat_kit_quad_of(-1, -1, -1, -1);
+    char *o = (char *)out;
+    for (int k = 0; k < 5; k++) {
+        memcpy(o + sizeof(maat_action) * (size_t)k, &lists[m][k],
+               sizeof ones);
+        memcpy(o + sizeof(maat_action) * (size_t)k + sizeof ones, &ones,
+               sizeof ones);
+    }
+    return one_count[m];
+}
+
 static int legal_actions(const maat_game *g, maat_action *out, int cap)
 {
     const maat_pyr_state *st = &g->st;
@@ -482,11 +537,33 @@ static int legal_actions(const maat_game *g, maat_action *out, int cap)
     const maat_pyr_seat *s = &st->seat[st->to_move];
     switch (st->phase) {
     case MAAT_PYR_GOD:
+        if (cap >= 5) {
+            /* the sign bits of quarry (10 bytes, -1 = taken) and
+             * tile_owner (the 6 bytes after it, -1 = free): tile t free
+             * at bit 10 + t; as bit t - 1 */
+            uint32_t free = maat_kit_signs16(st->quarry) >> 11 &
+                            (st->seats <= 3 ? 0xFu : 0x1Fu);
+            if (st->set_aside >= 1 && st->set_aside <= 5)
+                free &= ~(1u << (st->set_aside - 1));
+            return put_list(out, god_lists, free);
+        }
         for (int t = 1; t <= 5; t++)
             if (tile_available(st, t))
                 put(out, cap, &n, MAAT_PYR_GOD, t, -1, -1, -1, -1);
         break;
     case MAAT_PYR_PAIR:
+        if (cap >= 5 && st->seats <= 5) {
+            if (s->hand_n > 1)
+                return 0;
+            /* pair i there: bit 2i of the same gather clear, those five
+             * bits squeezed to bits 0..4 */
+            uint32_t m = ~maat_kit_signs16(st->quarry) &
+                         ((1u << 2 * st->seats) - 1) & 0x155u;
+            m = (m | m >> 1) & 0x133u;
+            m = (m | m >> 2) & 0x10Fu;
+            m = (m | m >> 4) & 0x1Fu;
+            return put_list(out, pair_lists, m);
+        }
         for (int i = 0; i < st->seats && s->hand_n <= 1; i++)
             if (st->quarry[i][0] >= 0)
                 put(out, cap, &n, MAAT_PYR_PAIR, i, -1, -1, -1, -1);
