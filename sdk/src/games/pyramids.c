@@ -637,21 +637,24 @@ static int refuse_kind(const maat_pyr_state *st, const maat_action *a,
                           decision_names[st->phase]);
 }
 
-/* One function per decision, each checking its action and applying it;
- * apply only dispatches to them.  (Kept out of line: inlined into one
- * apply, every decision would pay for the registers and stack of the
- * build's.)  Each is its body twice over: with an event list, and
- * without one (a playout's), where every emit folds away and nothing
- * need live across its calls. */
+/* One body per decision, each checking its action and applying it, made
+ * twice over: with an event list (name_ev, out of line), and without one
+ * (a playout's), where every emit folds away and nothing need live
+ * across its calls.  Without one, apply runs the GOD, PAIR and KEEP
+ * bodies inline (they need no registers saved: the end of a round is out
+ * of line) and jumps to the build's own function (apply_build), whose
+ * registers and stack the others would otherwise pay for. */
 #define PYR_BODY static inline __attribute__((always_inline)) int
-#define PYR_APPLY(name, body)                                                \
+#define PYR_APPLY_EV(name, body)                                             \
     static __attribute__((noinline)) int name##_ev(maat_pyr_state *st,       \
                                                    const maat_action *a,     \
                                                    maat_events *ev,          \
                                                    maat_error *err)          \
     {                                                                        \
         return body(st, a, ev, err);                                         \
-    }                                                                        \
+    }
+#define PYR_APPLY(name, body)                                                \
+    PYR_APPLY_EV(name, body)                                                 \
     static __attribute__((noinline)) int name(maat_pyr_state *st,            \
                                               const maat_action *a,          \
                                               maat_error *err)               \
@@ -677,7 +680,7 @@ PYR_BODY god_body(maat_pyr_state *st, const maat_action *a,
     }
     return MAAT_OK;
 }
-PYR_APPLY(apply_god, god_body)
+PYR_APPLY_EV(apply_god, god_body)
 
 PYR_BODY pair_body(maat_pyr_state *st, const maat_action *a,
                    maat_events *ev, maat_error *err)
@@ -699,7 +702,7 @@ PYR_BODY pair_body(maat_pyr_state *st, const maat_action *a,
     st->phase = MAAT_PYR_BUILD;
     return MAAT_OK;
 }
-PYR_APPLY(apply_pair, pair_body)
+PYR_APPLY_EV(apply_pair, pair_body)
 
 /* Where `card` first is in the hand as a bit (1, 2 or 4), 0 if nowhere:
  * the fast path below reads the three slots of a full hand at once. */
@@ -835,7 +838,7 @@ PYR_BODY keep_body(maat_pyr_state *st, const maat_action *a,
     next_keep(st, ev);
     return MAAT_OK;
 }
-PYR_APPLY(apply_keep, keep_body)
+PYR_APPLY_EV(apply_keep, keep_body)
 
 static int apply(maat_game *g, const maat_action *a, maat_events *ev,
                  maat_error *err)
@@ -855,15 +858,15 @@ static int apply(maat_game *g, const maat_action *a, maat_events *ev,
             return apply_keep_ev(st, a, ev, err);
         }
     }
-    switch (a->kind) {
+    switch (a->kind) { /* a playout's: the small bodies inline */
     case MAAT_PYR_GOD:
-        return apply_god(st, a, err);
+        return god_body(st, a, NULL, err);
     case MAAT_PYR_PAIR:
-        return apply_pair(st, a, err);
+        return pair_body(st, a, NULL, err);
     case MAAT_PYR_BUILD:
         return apply_build(st, a, err);
     default:
-        return apply_keep(st, a, err);
+        return keep_body(st, a, NULL, err);
     }
 }
 
