@@ -513,6 +513,24 @@ static const uint8_t one_count[32] = {
     ONE_COUNT4(0), ONE_COUNT4(4), ONE_COUNT4(8), ONE_COUNT4(12),
     ONE_COUNT4(16), ONE_COUNT4(20), ONE_COUNT4(24), ONE_COUNT4(28)};
 
+/* The quarry pairs still there as bits 0..4 (pair i: quarry[i][0] is not
+ * -1): with SSE2 each pair's first byte moved to the top of its 16-bit
+ * lane, the lanes packed to bytes keeping their sign, the signs gathered;
+ * elsewhere the even bits of the 16 bytes' sign gather squeezed
+ * together.  (The 16 bytes are quarry's 10 and tile_owner's 6.) */
+static inline uint32_t pairs_there(const int8_t (*quarry)[2])
+{
+#if defined(__SSE2__) && !defined(MAAT_KIT_NO_VECTOR)
+    __m128i v = _mm_slli_epi16(_mm_loadu_si128((const __m128i *)quarry), 8);
+    return ~(uint32_t)_mm_movemask_epi8(_mm_packs_epi16(v, v)) & 0x1Fu;
+#else
+    uint32_t m = ~maat_kit_signs16(quarry) & 0x155u;
+    m = (m | m >> 1) & 0x133u;
+    m = (m | m >> 2) & 0x10Fu;
+    return (m | m >> 4) & 0x1Fu;
+#endif
+}
+
 /* The list of set m (0..31) of `lists`. */
 static inline int put_list(maat_action *out, const maat_kit_quad lists[][5],
                            uint32_t m)
@@ -555,14 +573,9 @@ static int legal_actions(const maat_game *g, maat_action *out, int cap)
         if (cap >= 5 && st->seats <= 5) {
             if (s->hand_n > 1)
                 return 0;
-            /* pair i there: bit 2i of the same gather clear, those five
-             * bits squeezed to bits 0..4 */
-            uint32_t m = ~maat_kit_signs16(st->quarry) &
-                         ((1u << 2 * st->seats) - 1) & 0x155u;
-            m = (m | m >> 1) & 0x133u;
-            m = (m | m >> 2) & 0x10Fu;
-            m = (m | m >> 4) & 0x1Fu;
-            return put_list(out, pair_lists, m);
+            return put_list(out, pair_lists,
+                            pairs_there(st->quarry) &
+                                ((1u << st->seats) - 1));
         }
         for (int i = 0; i < st->seats && s->hand_n <= 1; i++)
             if (st->quarry[i][0] >= 0)
