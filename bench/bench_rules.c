@@ -73,9 +73,9 @@ static __attribute__((noinline)) uint32_t pick_slow(maat_rng *rng,
 static inline uint32_t pick(maat_rng *rng, uint32_t n)
 {
     uint32_t p = rng->pos;
-    if (p < MAAT_RNG_WORDS) {
+    if (__builtin_expect(p < MAAT_RNG_WORDS, 1)) {
         uint64_t m = (uint64_t)rng->word[p] * n;
-        if ((uint32_t)m >= n) {
+        if (__builtin_expect((uint32_t)m >= n, 1)) {
             rng->pos = p + 1;
             return (uint32_t)(m >> 32);
         }
