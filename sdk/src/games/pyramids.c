@@ -773,6 +773,12 @@ static __attribute__((noinline)) unsigned build_fits(const maat_pyr_state *st,
     return take;
 }
 
+/* Per hand slots taken by a build (bit i: slot i), the slots left and how
+ * many were taken. */
+static const uint8_t hand_left[8][3] = {{0, 1, 0}, {1, 2, 1}, {0, 2, 1},
+                                        {2, 2, 2}, {0, 1, 1}, {1, 1, 2},
+                                        {0, 0, 2}, {0, 0, 3}};
+
 /* The rest of a build once its cards have left the hand. */
 static inline int build_done(maat_pyr_state *st, maat_pyr_seat *s,
                              const maat_action *a, maat_events *ev)
@@ -817,19 +823,83 @@ PYR_BODY build_body(maat_pyr_state *st, const maat_action *a,
     unsigned take = build_fits(st, s, a);
     if (!take)
         return build_checked(st, a, ev, err);
-    /* the cards left keep their order: per slots taken, the slots left
-     * and how many were taken */
-    static const uint8_t left[8][3] = {{0, 1, 0}, {1, 2, 1}, {0, 2, 1},
-                                       {2, 2, 2}, {0, 1, 1}, {1, 1, 2},
-                                       {0, 0, 2}, {0, 0, 3}};
-    const uint8_t *l = left[take];
+    /* the cards left keep their order */
+    const uint8_t *l = hand_left[take];
     uint8_t h0 = s->hand[l[0]], h1 = s->hand[l[1]];
     s->hand[0] = h0;
     s->hand[1] = h1;
     s->hand_n = (uint8_t)(s->hand_n - l[2]);
     return build_done(st, s, a, ev);
 }
-PYR_APPLY(apply_build, build_body)
+PYR_APPLY_EV(apply_build, build_body)
+
+/* Which of a full hand's slots first holds `card`, as a bit (1, 2 or 4),
+ * 0 if none (hand_bit for a hand of three, without keeping its bytes
+ * in registers). */
+static inline unsigned slot3(const uint8_t *h, int card)
+{
+    unsigned m = (unsigned)(h[0] == card) | (unsigned)(h[1] == card) << 1 |
+                 (unsigned)(h[2] == card) << 2;
+    return m & (0u - m);
+}
+
+/* A playout's build (no event list) from a hand of three, the usual
+ * case: build_fits' checks and build_body's update in one function that
+ * keeps few values at once (the spot first, through a pointer to its
+ * cell; the hand's bytes read again for each card).  Anything it does
+ * not accept goes the general way, which accepts or refuses it. */
+static __attribute__((noinline)) int apply_build(maat_pyr_state *st,
+                                                 const maat_action *a,
+                                                 maat_error *err)
+{
+    maat_pyr_seat *s = &st->seat[st->to_move];
+    unsigned stage = (unsigned)a->arg[1];
+    unsigned i = (unsigned)a->arg[2] + MAAT_PYR_POS_OFFSET;
+    if (s->hand_n != 3 || s->pyramid_n == 0 || stage >= MAAT_PYR_STAGES ||
+        i > MAAT_PYR_POSITIONS - 1 - stage)
+        goto general;
+    int8_t *cell = &s->grid[0][0] + MAAT_PYR_POSITIONS * stage + i;
+    if (stage > 0) { /* free, on two cards (upper_spots' test) */
+        if (cell[0] >= 0 || cell[-MAAT_PYR_POSITIONS] < 0 ||
+            cell[1 - MAAT_PYR_POSITIONS] < 0)
+            goto general;
+    } else if (!(base_spots(~maat_kit_signs8(s->grid[0])) >> i & 1)) {
+        goto general;
+    }
+    unsigned take = slot3(s->hand, a->arg[0]);
+    if (!take)
+        goto general;
+    int tomb = a->arg[3], ob = a->arg[4];
+    if (tomb != -1) {
+        unsigned t = slot3(s->hand, tomb);
+        if (!t || (t & take) || !pyr_may_tomb(s->god) ||
+            s->tomb_n >= MAAT_PYR_ROUNDS)
+            goto general;
+        take |= t;
+    }
+    if (ob != -1) {
+        unsigned o = slot3(s->hand, ob);
+        if (!o || (o & take) || !pyr_may_obelisk(s->god) ||
+            s->obelisk_n >= MAAT_PYR_ROUNDS ||
+            (tomb != -1 && !pyr_may_both(s->god, st->seats)))
+            goto general;
+        take |= o;
+    }
+    *cell = (int8_t)a->arg[0];
+    s->pyramid_n++;
+    const uint8_t *l = hand_left[take];
+    uint8_t k0 = s->hand[l[0]], k1 = s->hand[l[1]];
+    s->hand[0] = k0;
+    s->hand[1] = k1;
+    s->hand_n = (uint8_t)(3 - l[2]);
+    if (tomb >= 0)
+        s->tomb[s->tomb_n++] = (uint8_t)tomb;
+    if (ob >= 0)
+        s->obelisk[s->obelisk_n++] = (uint8_t)ob;
+    return next_pair(st, NULL);
+general:
+    return apply_build_ev(st, a, NULL, err);
+}
 
 PYR_BODY keep_body(maat_pyr_state *st, const maat_action *a,
                    maat_events *ev, maat_error *err)
