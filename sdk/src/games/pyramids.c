@@ -855,11 +855,14 @@ static __attribute__((noinline)) int apply_build(maat_pyr_state *st,
     maat_pyr_seat *s = &st->seat[st->to_move];
     unsigned stage = (unsigned)a->arg[1];
     unsigned i = (unsigned)a->arg[2] + MAAT_PYR_POS_OFFSET;
-    if (s->hand_n != 3 || s->pyramid_n == 0 || stage >= MAAT_PYR_STAGES ||
+    if (s->hand_n != 3 || stage >= MAAT_PYR_STAGES ||
         i > MAAT_PYR_POSITIONS - 1 - stage)
         goto general;
     int8_t *cell = &s->grid[0][0] + MAAT_PYR_POSITIONS * stage + i;
-    if (stage > 0) { /* free, on two cards (upper_spots' test) */
+    if (s->pyramid_n == 0) { /* the first card: the apex of the base */
+        if (stage != 0 || i != MAAT_PYR_POS_OFFSET)
+            goto general;
+    } else if (stage > 0) { /* free, on two cards (upper_spots' test) */
         if (cell[0] >= 0 || cell[-MAAT_PYR_POSITIONS] < 0 ||
             cell[1 - MAAT_PYR_POSITIONS] < 0)
             goto general;
