@@ -308,26 +308,37 @@ shuffle(maat_rng *r, unsigned char *a, int n, size_t size)
         int last = i - (int)(MAAT_RNG_WORDS - p) + 1;
         if (last < 1)
             last = 1;
-        /* index i draws word[p + (first - i)]: i is the only counter */
+        /* index i draws word[p + (first - i)]: i is the only counter;
+         * two indices a turn (half the loop's own instructions) */
         const uint32_t *w = r->word + p + i;
         int first = i;
-        for (; i >= last; i--) {
-            uint32_t bound = (uint32_t)i + 1;
-            uint64_t m = (uint64_t)*(w - i) * bound;
-            unsigned char *x = a + size * (size_t)i;
-            if ((uint32_t)m < bound) {
-                uint32_t threshold = (uint32_t)(0u - bound) % bound;
-                if ((uint32_t)m < threshold) { /* a redraw: ends the run */
-                    r->pos = p + (uint32_t)(first - i) + 1;
-                    while ((uint32_t)m < threshold)
-                        m = (uint64_t)maat_rng_next32(r) * bound;
-                    swap(x, a + size * (size_t)(m >> 32), size);
-                    i--;
-                    goto next_run;
-                }
-            }
-            swap(x, a + size * (size_t)(m >> 32), size);
+#define SHUFFLE_STEP(k)                                                      \
+    do {                                                                     \
+        uint32_t bound = (uint32_t)(k) + 1;                                  \
+        uint64_t m = (uint64_t)*(w - (k)) * bound;                           \
+        unsigned char *x = a + size * (size_t)(k);                           \
+        if ((uint32_t)m < bound) {                                           \
+            uint32_t threshold = (uint32_t)(0u - bound) % bound;             \
+            if ((uint32_t)m < threshold) { /* a redraw: ends the run */      \
+                r->pos = p + (uint32_t)(first - (k)) + 1;                    \
+                while ((uint32_t)m < threshold)                              \
+                    m = (uint64_t)maat_rng_next32(r) * bound;                \
+                swap(x, a + size * (size_t)(m >> 32), size);                 \
+                i = (k) - 1;                                                 \
+                goto next_run;                                               \
+            }                                                                \
+        }                                                                    \
+        swap(x, a + size * (size_t)(m >> 32), size);                         \
+    } while (0)
+        for (; i - 1 >= last; i -= 2) {
+            SHUFFLE_STEP(i);
+            SHUFFLE_STEP(i - 1);
         }
+        if (i >= last) {
+            SHUFFLE_STEP(i);
+            i--;
+        }
+#undef SHUFFLE_STEP
         r->pos = p + (uint32_t)(first - i);
     next_run:;
     }
