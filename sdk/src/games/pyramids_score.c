@@ -174,13 +174,16 @@ static inline unsigned card_shows(const maat_pyr_card *card, uint64_t *per)
     return shows;
 }
 
-/* A bit per colour spread to the low bit of its byte. */
-static inline uint64_t colour_bytes(unsigned bits)
-{
-    return (uint64_t)(bits & 1) | (uint64_t)(bits & 2) << 7 |
-           (uint64_t)(bits & 4) << 14 | (uint64_t)(bits & 8) << 21 |
-           (uint64_t)(bits & 16) << 28;
-}
+/* A bit per colour spread to the low bit of its byte, for each of the 32
+ * sets of colours (made by the preprocessor). */
+#define SPREAD(b)                                                            \
+    ((uint64_t)((b) & 1) | (uint64_t)((b) & 2) << 7 |                        \
+     (uint64_t)((b) & 4) << 14 | (uint64_t)((b) & 8) << 21 |                 \
+     (uint64_t)((b) & 16) << 28)
+#define SPREAD4(b) SPREAD(b), SPREAD((b) + 1), SPREAD((b) + 2), SPREAD((b) + 3)
+static const uint64_t colour_bytes[32] = {
+    SPREAD4(0), SPREAD4(4), SPREAD4(8), SPREAD4(12),
+    SPREAD4(16), SPREAD4(20), SPREAD4(24), SPREAD4(28)};
 
 /* Obelisk points; *glyphs counts its cards with the obelisk glyph. */
 static int obelisk_points(const maat_pyr_deck *d, const maat_pyr_seat *s,
@@ -193,7 +196,7 @@ static int obelisk_points(const maat_pyr_deck *d, const maat_pyr_seat *s,
     for (int i = 0; i < s->obelisk_n; i++) {
         const maat_pyr_card *card = &d->card[s->obelisk[i]];
         *glyphs += card->glyph == MAAT_PYR_GLYPH_OBELISK;
-        k += colour_bytes(card_shows(card, &stones));
+        k += colour_bytes[card_shows(card, &stones)];
     }
     int best = 0;
     for (int c = 0; c < MAAT_PYR_COLOURS; c++) {
