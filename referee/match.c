@@ -420,6 +420,8 @@ static int play_game(match *m, int k, maat_error *err)
     maat_rng_seed(&m->default_rng, &key);
     assign_seats(m, k);
     maat_events_clear(&m->ev);
+    m->ev_encoded = 0;
+    m->evb.sb.size = 0;
     m->g = r->game_new(m->setup, &m->game_seed, m->n, &m->ev, err);
     if (!m->g)
         return err->code;
@@ -503,6 +505,13 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
     m->sigfd = -1;
     msgpack_sbuffer_init(&m->ob.sb);
     msgpack_packer_init(&m->ob.pk, &m->ob.sb, maat_sbuffer_write);
+    msgpack_sbuffer_init(&m->evb.sb);
+    msgpack_packer_init(&m->evb.pk, &m->evb.sb, maat_sbuffer_write);
+    if (!msgpack_zone_init(&m->zone, MSGPACK_ZONE_CHUNK_SIZE)) {
+        msgpack_sbuffer_destroy(&m->ob.sb);
+        free(m);
+        return maat_error_set(err, MAAT_ENOMEM, "out of memory");
+    }
     int rc = MAAT_OK;
     if (m->n < c->rules->min_seats || m->n > c->rules->max_seats) {
         rc = maat_error_set(err, MAAT_EINVAL, "%s is for %d to %d seats; "
@@ -577,6 +586,9 @@ out:
         sigprocmask(SIG_SETMASK, &m->oldmask, NULL);
     }
     msgpack_sbuffer_destroy(&m->ob.sb);
+    msgpack_sbuffer_destroy(&m->evb.sb);
+    free(m->ev_end);
+    msgpack_zone_destroy(&m->zone);
     free(m->dec);
     free(m);
     return rc;

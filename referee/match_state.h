@@ -124,6 +124,15 @@ typedef struct match {
     int64_t processes_checked_ns; /* last check_processes, now_ns() */
     maat_rng default_rng;
     json_t *faults;
+    /* The game's events as sent (protocol.c, pack_events): each is
+     * encoded once, for the first seat sent it, and its bytes copied for
+     * the others; reset with the event log at each game's start. */
+    outbuf evb;
+    size_t *ev_end;         /* ev_end[i]: where event i's bytes end in evb */
+    size_t ev_cap, ev_encoded;
+    /* the bot message being checked (protocol.c, on_bot_message), cleared
+     * for the next: no zone made and freed per message */
+    msgpack_zone zone;
     int pending_action_ok;  /* set by the message handler */
     maat_action pending_action;
     int64_t pending_think_us; /* its think_us, -1: not sent */

@@ -48,18 +48,61 @@ int match_send(match *m, match_bot *b, outbuf *o)
     return rc;
 }
 
-/* Events the bot's seat may see that it has not been sent yet. */
+/* Encode the game's events not yet encoded into m->evb, each once: a
+ * module's bytes for an event depend on the event alone (all of them
+ * encode through the kit's wire declarations, and a seat was always sent
+ * an event some time after it happened, never in the state it happened
+ * in), so at 4 seats this is a quarter of the encoding it was. */
+static void encode_new_events(match *m)
+{
+    size_t count = m->ev.count;
+    if (m->ev_encoded == count)
+        return;
+    if (count > m->ev_cap) {
+        size_t cap = m->ev_cap ? m->ev_cap : 256;
+        while (cap < count)
+            cap *= 2;
+        size_t *e = realloc(m->ev_end, cap * sizeof *e);
+        if (!e)
+            return; /* pack_events encodes the rest one by one */
+        m->ev_end = e;
+        m->ev_cap = cap;
+    }
+    for (size_t i = m->ev_encoded; i < count; i++) {
+        m->c->rules->encode_event(m->g, &m->ev.items[i], &m->evb.pk);
+        m->ev_end[i] = m->evb.sb.size;
+    }
+    m->ev_encoded = count;
+}
+
+/* Events the bot's seat may see that it has not been sent yet: their
+ * bytes copied from m->evb, a run of consecutive visible events at a
+ * time. */
 static void pack_events(match *m, match_bot *b, msgpack_packer *pk)
 {
     uint32_t me = 1u << b->seat;
-    size_t n = 0;
-    for (size_t i = b->events_sent; i < m->ev.count; i++)
-        n += (m->ev.items[i].visible_to & me) != 0;
+    size_t n = 0, count = m->ev.count;
+    const maat_event *items = m->ev.items;
+    for (size_t i = b->events_sent; i < count; i++)
+        n += (items[i].visible_to & me) != 0;
     maat_pack_array(pk, n);
-    for (size_t i = b->events_sent; i < m->ev.count; i++)
-        if (m->ev.items[i].visible_to & me)
-            m->c->rules->encode_event(m->g, &m->ev.items[i], pk);
-    b->events_sent = m->ev.count;
+    encode_new_events(m);
+    for (size_t i = b->events_sent; i < count;) {
+        if (!(items[i].visible_to & me)) {
+            i++;
+            continue;
+        }
+        if (i >= m->ev_encoded) { /* out of memory for the offsets */
+            m->c->rules->encode_event(m->g, &items[i++], pk);
+            continue;
+        }
+        size_t from = i ? m->ev_end[i - 1] : 0;
+        while (i < count && i < m->ev_encoded && (items[i].visible_to & me))
+            i++;
+        size_t len = m->ev_end[i - 1] - from;
+        pk->callback(pk->data, m->evb.sb.data + from, len);
+    }
+    b->events_sent = count;
 }
 
 static int send_request(match *m, match_bot *b, int observation,
@@ -208,7 +251,7 @@ static void on_resync(match *m, match_bot *b, const msgpack_object *seq_o)
 /* A message from a seated bot. */
 static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
 {
-    msgpack_unpacked u;
+    msgpack_object msg;
     maat_error err = {0};
     const void *data = zmq_msg_data((zmq_msg_t *)&in->payload);
     size_t len = zmq_msg_size((zmq_msg_t *)&in->payload);
@@ -226,20 +269,20 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
         malformed(m, b, detail);
         return;
     }
-    if (maat_msg_unpack(data, len, &u, &err)) {
+    if (maat_msg_unpack_zone(data, len, &m->zone, &msg, &err)) {
         snprintf(detail, sizeof detail, "undecodable: %s", err.msg);
         malformed(m, b, detail);
-        msgpack_unpacked_destroy(&u);
         return;
     }
     /* the envelope's fields in one pass over its keys */
-    static const char *const keys[] = {"type", "seq", "action", "think_us",
-                                       NULL};
+    static const maat_msg_key keys[] = {
+        MAAT_MSG_KEY("type"), MAAT_MSG_KEY("seq"), MAAT_MSG_KEY("action"),
+        MAAT_MSG_KEY("think_us")};
     const msgpack_object *f[4];
-    maat_msg_pick(&u.data, keys, f);
+    maat_msg_pickn(&msg, keys, 4, f);
     int64_t seq = -1, think_us = -1;
     if (MAAT_MSG_STR_IS(f[0], "hello") &&
-        maat_msg_str_eq(maat_msg_get(&u.data, "token"), b->token)) {
+        maat_msg_str_eq(maat_msg_get(&msg, "token"), b->token)) {
         /* its own hello again: one it sent before our welcome reached it
          * (the SDK says hello every second until welcomed, and a slow
          * referee may welcome it after the next one left).  Harmless:
@@ -269,7 +312,6 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
         m->pending_action_ok = 1;
         m->pending_think_us = think_us;
     }
-    msgpack_unpacked_destroy(&u);
 }
 
 static stranger *stranger_find(match *m, const maat_inbound *in)

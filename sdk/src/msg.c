@@ -318,6 +318,31 @@ void maat_msg_pick(const msgpack_object *map, const char *const *keys,
     }
 }
 
+void maat_msg_pickn(const msgpack_object *map, const maat_msg_key *keys,
+                    int nk, const msgpack_object **vals)
+{
+    for (int i = 0; i < nk; i++)
+        vals[i] = NULL;
+    if (!map || map->type != MSGPACK_OBJECT_MAP)
+        return;
+    int j = 0; /* as in maat_msg_fields: try the name after the last found */
+    const msgpack_object_kv *e = map->via.map.ptr,
+                            *end = e + map->via.map.size;
+    for (; e < end; e++) {
+        if (e->key.type != MSGPACK_OBJECT_STR)
+            continue;
+        const char *p = e->key.via.str.ptr;
+        size_t n = e->key.via.str.size;
+        for (int t = 0; t < nk; t++, j = j + 1 < nk ? j + 1 : 0)
+            if (maat_msg_name_is(keys[j].name, keys[j].len, p, n)) {
+                if (!vals[j]) /* the first one, as maat_msg_get finds it */
+                    vals[j] = &e->val;
+                j = j + 1 < nk ? j + 1 : 0;
+                break;
+            }
+    }
+}
+
 int maat_msg_int_or(const msgpack_object *o, const char *field, int64_t lo,
                     int64_t hi, int64_t dflt, int64_t *out, maat_error *err)
 {

@@ -147,7 +147,9 @@ static void scalar(unsigned char c, const unsigned char *p, msgpack_object *o)
 
 /* The walk.  With a zone, each object is also written where it belongs:
  * the top-level one to *out, the others into the element array of the
- * container open at their depth. */
+ * container open at their depth.  Without one (checking only), every
+ * object is written to one scratch object and nothing is allocated, so
+ * both modes run the same code with no test per object. */
 static int walk(const void *buf, size_t len, msgpack_zone *zone,
                 msgpack_object *out, maat_error *err)
 {
@@ -157,27 +159,33 @@ static int walk(const void *buf, size_t len, msgpack_zone *zone,
     if (!buf || len == 0)
         return maat_error_set(err, MAAT_EDECODE, "byte 0: empty message");
 
-    /* left[d] = objects still owed to the container open at depth d; level
-     * 0 stands for the single top-level object.  The walk is a loop over
-     * this array, so hostile nesting costs no C stack.  When building,
-     * slot[d] is where the next object at depth d goes; a map's key and
-     * value sit next to each other in msgpack_object_kv, so both kinds of
-     * container are filled by stepping through consecutive objects. */
-    uint64_t left[MAAT_MSG_MAX_DEPTH + 1];
-    msgpack_object *slot[MAAT_MSG_MAX_DEPTH + 1];
+    /* left = objects still owed to the container open now, slot = where
+     * the next of them goes; the containers around it wait on a stack
+     * (depth of them), so hostile nesting costs no C stack.  Level 0
+     * stands for the single top-level object.  A map's key and value sit
+     * next to each other in msgpack_object_kv, so both kinds of container
+     * are filled by stepping through consecutive objects. */
+    uint64_t left_at[MAAT_MSG_MAX_DEPTH + 1];
+    msgpack_object *slot_at[MAAT_MSG_MAX_DEPTH + 1];
+    msgpack_object scratch;
     unsigned depth = 0;
-    left[0] = 1;
-    slot[0] = out;
+    uint64_t left = 1;
+    size_t step = zone ? 1 : 0; /* checking only: stay on the scratch */
+    msgpack_object *slot = zone ? out : &scratch;
     _Static_assert(sizeof(msgpack_object_kv) == 2 * sizeof(msgpack_object),
                    "a map entry is a key object then a value object");
 
     for (;;) {
-        while (left[depth] == 0 && depth > 0)
+        while (left == 0) {
+            if (depth == 0)
+                goto done; /* the top-level object is complete */
             depth--;
-        if (left[depth] == 0)
-            break; /* the top-level object is complete */
-        left[depth]--;
-        msgpack_object *o = zone ? slot[depth]++ : NULL;
+            left = left_at[depth];
+            slot = slot_at[depth];
+        }
+        left--;
+        msgpack_object *o = slot;
+        slot += step;
 
         size_t at = p;
         if (p == len)
@@ -189,29 +197,24 @@ static int walk(const void *buf, size_t len, msgpack_zone *zone,
         /* The common objects first: small integers, short strings,
          * nil and booleans (most of a maat message). */
         if (c <= 0x7f) {
-            if (o) {
-                o->type = MSGPACK_OBJECT_POSITIVE_INTEGER;
-                o->via.u64 = c;
-            }
+            o->type = MSGPACK_OBJECT_POSITIVE_INTEGER;
+            o->via.u64 = c;
             continue;
         }
-        if (c >= 0xa0 && c <= 0xbf) {
+        if ((c & 0xe0) == 0xa0) {
             size_t n = c & 0x1f;
             if (n > len - p)
                 return maat_error_set(err, MAAT_EDECODE,
                                       "byte %zu: fixstr declares %zu bytes "
                                       "but only %zu remain", at, n, len - p);
-            if (o) {
-                o->type = MSGPACK_OBJECT_STR;
-                o->via.str.size = (uint32_t)n;
-                o->via.str.ptr = (const char *)b + p;
-            }
+            o->type = MSGPACK_OBJECT_STR;
+            o->via.str.size = (uint32_t)n;
+            o->via.str.ptr = (const char *)b + p;
             p += n;
             continue;
         }
         if (c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3) {
-            if (o)
-                scalar(c, NULL, o);
+            scalar(c, NULL, o);
             continue;
         }
 
@@ -243,8 +246,7 @@ static int walk(const void *buf, size_t len, msgpack_zone *zone,
                                       "byte %zu: %s needs %u bytes but only "
                                       "%zu remain", at, h.name,
                                       (unsigned)h.n, rem);
-            if (o)
-                scalar(c, b + p, o);
+            scalar(c, b + p, o);
             p += (size_t)h.n;
             break;
         case K_BYTES:
@@ -253,16 +255,14 @@ static int walk(const void *buf, size_t len, msgpack_zone *zone,
                                       "byte %zu: %s declares %llu bytes but "
                                       "only %zu remain", at, h.name,
                                       (unsigned long long)h.n, rem);
-            if (o) {
-                o->type = c >= 0xc4 && c <= 0xc6 ? MSGPACK_OBJECT_BIN
-                                                 : MSGPACK_OBJECT_STR;
-                o->via.str.size = (uint32_t)h.n; /* bin has the same shape */
-                o->via.str.ptr = (const char *)b + p;
-            }
+            o->type = c >= 0xc4 && c <= 0xc6 ? MSGPACK_OBJECT_BIN
+                                             : MSGPACK_OBJECT_STR;
+            o->via.str.size = (uint32_t)h.n; /* bin has the same shape */
+            o->via.str.ptr = (const char *)b + p;
             p += (size_t)h.n;
             break;
         case K_ARRAY:
-        case K_MAP:
+        case K_MAP: {
             /* Every element takes at least one byte, every pair two.  The
              * walk would fail at the end of the bytes anyway; refusing the
              * count here is immediate and names the lie.  It also bounds
@@ -280,35 +280,38 @@ static int walk(const void *buf, size_t len, msgpack_zone *zone,
                                       "containers", at, h.name,
                                       MAAT_MSG_MAX_DEPTH);
             uint64_t objects = h.kind == K_ARRAY ? h.n : 2 * h.n;
-            left[++depth] = objects;
-            if (o) {
-                msgpack_object *elems = NULL;
-                if (objects) {
-                    elems = msgpack_zone_malloc(
-                        zone, (size_t)objects * sizeof(msgpack_object));
-                    if (!elems)
-                        return maat_error_set(err, MAAT_ENOMEM,
-                                              "byte %zu: out of memory for "
-                                              "%llu objects", at,
-                                              (unsigned long long)objects);
-                }
-                if (h.kind == K_ARRAY) {
-                    o->type = MSGPACK_OBJECT_ARRAY;
-                    o->via.array.size = (uint32_t)h.n;
-                    o->via.array.ptr = elems;
-                } else {
-                    o->type = MSGPACK_OBJECT_MAP;
-                    o->via.map.size = (uint32_t)h.n;
-                    o->via.map.ptr = (msgpack_object_kv *)(void *)elems;
-                }
-                slot[depth] = elems;
+            msgpack_object *elems = NULL;
+            if (zone && objects) {
+                elems = msgpack_zone_malloc(
+                    zone, (size_t)objects * sizeof(msgpack_object));
+                if (!elems)
+                    return maat_error_set(err, MAAT_ENOMEM,
+                                          "byte %zu: out of memory for "
+                                          "%llu objects", at,
+                                          (unsigned long long)objects);
             }
+            if (h.kind == K_ARRAY) {
+                o->type = MSGPACK_OBJECT_ARRAY;
+                o->via.array.size = (uint32_t)h.n;
+                o->via.array.ptr = elems;
+            } else {
+                o->type = MSGPACK_OBJECT_MAP;
+                o->via.map.size = (uint32_t)h.n;
+                o->via.map.ptr = (msgpack_object_kv *)(void *)elems;
+            }
+            left_at[depth] = left;
+            slot_at[depth] = slot;
+            depth++;
+            left = objects;
+            slot = zone ? elems : &scratch;
             break;
+        }
         default:
             break; /* K_EXT and K_UNUSED returned above */
         }
     }
 
+done:
     if (p != len)
         return maat_error_set(err, MAAT_EDECODE,
                               "byte %zu: %zu trailing byte(s) after the "

@@ -38,39 +38,9 @@ const maat_wire_kind *maat_wire_find(const maat_wire *w, int kind,
     return find(w, kind, arg);
 }
 
-/* The n bytes at p equal the name of len bytes: at most two overlapping
- * word compares (fixed-size copies are plain loads), never reading outside
- * either string. */
-static inline int same_name(const char *name, size_t len, const char *p,
-                            size_t n)
-{
-    if (len != n)
-        return 0;
-    if (n >= 8) {
-        uint64_t a, b, c, d;
-        memcpy(&a, name, 8);
-        memcpy(&b, p, 8);
-        memcpy(&c, name + n - 8, 8);
-        memcpy(&d, p + n - 8, 8);
-        return a == b && c == d && (n <= 16 || memcmp(name, p, n) == 0);
-    }
-    if (n >= 4) {
-        uint32_t a, b, c, d;
-        memcpy(&a, name, 4);
-        memcpy(&b, p, 4);
-        memcpy(&c, name + n - 4, 4);
-        memcpy(&d, p + n - 4, 4);
-        return a == b && c == d;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (name[i] != p[i])
-            return 0;
-    return 1;
-}
-
 static inline int name_is(const maat_wire_kind *k, const char *p, size_t n)
 {
-    return same_name(k->name, k->name_len, p, n);
+    return maat_msg_name_is(k->name, k->name_len, p, n);
 }
 
 static inline const maat_wire_kind *named(const maat_wire *w,
@@ -451,8 +421,8 @@ static int find_fields(const msgpack_object *o, const maat_wire *w,
         uint32_t n = key->via.str.size;
         int t = 0;
         for (; t < nk; t++, j = j + 1 < nk ? j + 1 : 0) {
-            if (j == 0 ? same_name(w->tag, w->tag_len, p, n)
-                       : same_name(k->fields[j - 1].key,
+            if (j == 0 ? maat_msg_name_is(w->tag, w->tag_len, p, n)
+                       : maat_msg_name_is(k->fields[j - 1].key,
                                    k->fields[j - 1].key_len, p, n))
                 break;
         }
@@ -490,7 +460,7 @@ int maat_wire_decode(const maat_wire *w, const msgpack_object *o, int *kind,
     for (uint32_t i = 0; i < o->via.map.size && !tag; i++) {
         const msgpack_object *key = &o->via.map.ptr[i].key;
         if (key->type == MSGPACK_OBJECT_STR &&
-            same_name(w->tag, w->tag_len, key->via.str.ptr, key->via.str.size))
+            maat_msg_name_is(w->tag, w->tag_len, key->via.str.ptr, key->via.str.size))
             tag = &o->via.map.ptr[i].val;
     }
     if (!tag || tag->type != MSGPACK_OBJECT_STR)

@@ -224,6 +224,51 @@ int maat_msg_fields(const msgpack_object *map, const char *const *keys,
 void maat_msg_pick(const msgpack_object *map, const char *const *keys,
                    const msgpack_object **vals);
 
+/* The n bytes at p equal the name of len bytes: at most two overlapping
+ * word compares (fixed-size copies are plain loads), never reading outside
+ * either string. */
+static inline int maat_msg_name_is(const char *name, size_t len,
+                                   const char *p, size_t n)
+{
+    if (len != n)
+        return 0;
+    if (n >= 8) {
+        uint64_t a, b, c, d;
+        memcpy(&a, name, 8);
+        memcpy(&b, p, 8);
+        memcpy(&c, name + n - 8, 8);
+        memcpy(&d, p + n - 8, 8);
+        return a == b && c == d && (n <= 16 || memcmp(name, p, n) == 0);
+    }
+    if (n >= 4) {
+        uint32_t a, b, c, d;
+        memcpy(&a, name, 4);
+        memcpy(&b, p, 4);
+        memcpy(&c, name + n - 4, 4);
+        memcpy(&d, p + n - 4, 4);
+        return a == b && c == d;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (name[i] != p[i])
+            return 0;
+    return 1;
+}
+
+/* A key with its length, for maat_msg_pickn: MAAT_MSG_KEY("seq"). */
+typedef struct maat_msg_key {
+    const char *name;
+    size_t len;
+} maat_msg_key;
+#define MAAT_MSG_KEY(lit) {"" lit "", sizeof(lit) - 1}
+
+/* maat_msg_pick with the keys' lengths known: vals[i] is the first value
+ * under keys[i] (i < nk, nk <= MAAT_MSG_MAX_FIELDS), or NULL; other keys
+ * and keys that are not strings are passed over; a non-map gives all
+ * NULL.  A key is compared only when its length matches, a word at a
+ * time: for the envelopes of messages on the per-decision path. */
+void maat_msg_pickn(const msgpack_object *map, const maat_msg_key *keys,
+                    int nk, const msgpack_object **vals);
+
 /* maat_msg_get_int_or on a value already found: NULL or nil gives `dflt`. */
 int maat_msg_int_or(const msgpack_object *o, const char *field, int64_t lo,
                     int64_t hi, int64_t dflt, int64_t *out, maat_error *err);
