@@ -21,9 +21,10 @@
 #    request size of those games (measured with spy bots speaking the same
 #    protocol version), each side waiting three ways: raw_router with
 #    --wait fd (a receive, then poll() on ZMQ_FD: how the referee waits,
-#    so ref_x compares like with like), raw_poll with --wait poll
-#    (zmq_poll: how the referee waited before 2026-11-26 and the SDK bot
-#    still does, so raw_dealer and bot_x come from this run), raw_recv
+#    and the SDK bot since the third round of 2026-11-26, so ref_x and
+#    bot_x, against raw_dealer, compare like with like), raw_poll with
+#    --wait poll (zmq_poll: how the referee waited before 2026-11-26 and
+#    the SDK bot until that third round; raw_dlr_poll), raw_recv
 #    with --wait recv (a blocking receive: the least a ROUTER can spend,
 #    though a referee, which must also watch its clock, signals and the
 #    bots' pipes, cannot wait that way; ref_x_recv).
@@ -55,7 +56,7 @@ while [ $# -gt 0 ]; do
         --protocol) protocol="$2"; shift 2 ;;
         --no-wait-credit) refargs=(--no-wait-credit); shift ;;
         --referee-build) refbuild=$(cd "$2" && pwd); shift 2 ;;
-        -h|--help) sed -n '2,39p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        -h|--help) sed -n '2,40p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench_callgrind.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -82,7 +83,7 @@ EOF
 
 echo "# bench_callgrind: instructions per decision, Pyramids, protocol version $protocol, $(date -u +%FT%TZ)"
 echo "# load average (callgrind counts do not depend on it): $(cut -d' ' -f1-3 /proc/loadavg)"
-printf "%5s %10s %10s %10s %10s %10s %10s %10s %8s %10s %8s  %s\n" seats referee +record raw_router raw_poll raw_recv bots raw_dealer ref_x ref_x_recv bot_x req_bytes
+printf "%5s %10s %10s %10s %10s %10s %10s %10s %12s %8s %10s %8s  %s\n" seats referee +record raw_router raw_poll raw_recv bots raw_dealer raw_dlr_poll ref_x ref_x_recv bot_x req_bytes
 for seats in $seats_list; do
     declare -A I D BD
     for g in 2 "$games"; do
@@ -153,8 +154,9 @@ for seats in $seats_list; do
     pr=$(( (I[prfd2200] - I[prfd200]) / 2000 ))
     pp_=$(( (I[prpoll2200] - I[prpoll200]) / 2000 ))
     prr=$(( (I[prrecv2200] - I[prrecv200]) / 2000 ))
-    pd=$(( (I[pdpoll2200] - I[pdpoll200]) / 2000 ))
-    printf "%5d %10d %10d %10d %10d %10d %10d %10d %8.2f %10.2f %8.2f  %d\n" "$seats" "$r" "$rr" "$pr" "$pp_" "$prr" "$b" "$pd" \
+    pd=$(( (I[pdfd2200] - I[pdfd200]) / 2000 ))
+    pdp=$(( (I[pdpoll2200] - I[pdpoll200]) / 2000 ))
+    printf "%5d %10d %10d %10d %10d %10d %10d %10d %12d %8.2f %10.2f %8.2f  %d\n" "$seats" "$r" "$rr" "$pr" "$pp_" "$prr" "$b" "$pd" "$pdp" \
         "$(awk "BEGIN {print $r / $pr}")" "$(awk "BEGIN {print $r / $prr}")" \
         "$(awk "BEGIN {print $b / $pd}")" "$req"
     unset I D BD

@@ -2,6 +2,8 @@
  * say hello, answer requests through the author's function, leave on bye.
  * Everything the referee sends is checked (maat_msg_unpack) before use, and
  * every wait has a deadline, so a broken referee cannot hang a bot. */
+#include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,21 @@ typedef struct bot {
      * decoded may be kept past on_message. */
     msgpack_zone zone;
     int64_t received_ns; /* when the message being handled arrived */
+    /* the message being sent, emptied for the next: no buffer allocated,
+     * grown and freed per answer */
+    msgpack_sbuffer sb;
+    msgpack_packer pk;
 } bot;
+
+/* The envelope fields of a message from the referee, found in one pass
+ * (maat_msg_pickn). */
+enum { F_TYPE, F_SEQ, F_GAME_INDEX, F_DECISION, F_OBSERVATION, F_EVENTS,
+       F_CLOCK, F_N };
+/* in the order a request has them (game_index only to pass over it) */
+static const maat_msg_key envelope_keys[F_N] = {
+    MAAT_MSG_KEY("type"), MAAT_MSG_KEY("seq"), MAAT_MSG_KEY("game_index"),
+    MAAT_MSG_KEY("decision"), MAAT_MSG_KEY("observation"),
+    MAAT_MSG_KEY("events"), MAAT_MSG_KEY("clock")};
 
 static int64_t now_ns(void)
 {
@@ -40,40 +56,37 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int send_map(bot *b, msgpack_sbuffer *sb)
+/* The packer, writing into the emptied send buffer. */
+static msgpack_packer *out(bot *b)
 {
-    return zmq_send(b->sock, sb->data, sb->size, 0) < 0 ? -1 : 0;
+    b->sb.size = 0;
+    return &b->pk;
+}
+
+static int send_out(bot *b)
+{
+    return zmq_send(b->sock, b->sb.data, b->sb.size, 0) < 0 ? -1 : 0;
 }
 
 static int send_hello(bot *b)
 {
-    msgpack_sbuffer sb;
-    msgpack_sbuffer_init(&sb);
-    msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
-    maat_pack_map(&pk, 4);
-    maat_pack_kv_str(&pk, "type", "hello");
-    maat_pack_kv_int(&pk, "version", b->version);
-    maat_pack_kv_str(&pk, "token", b->opt->token);
-    maat_pack_kv_str(&pk, "name", b->opt->name ? b->opt->name : "bot");
-    int rc = send_map(b, &sb);
-    msgpack_sbuffer_destroy(&sb);
-    return rc;
+    msgpack_packer *pk = out(b);
+    maat_pack_map(pk, 4);
+    maat_pack_kv_str(pk, "type", "hello");
+    maat_pack_kv_int(pk, "version", b->version);
+    maat_pack_kv_str(pk, "token", b->opt->token);
+    maat_pack_kv_str(pk, "name", b->opt->name ? b->opt->name : "bot");
+    return send_out(b);
 }
 
 /* {type: resync, seq}: the same request again, with its observation. */
 static int send_resync(bot *b, int64_t seq)
 {
-    msgpack_sbuffer sb;
-    msgpack_sbuffer_init(&sb);
-    msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
-    maat_pack_map(&pk, 2);
-    maat_pack_kv_str(&pk, "type", "resync");
-    maat_pack_kv_int(&pk, "seq", seq);
-    int rc = send_map(b, &sb);
-    msgpack_sbuffer_destroy(&sb);
-    return rc;
+    msgpack_packer *pk = out(b);
+    maat_pack_map(pk, 2);
+    maat_pack_kv_str(pk, "type", "resync");
+    maat_pack_kv_int(pk, "seq", seq);
+    return send_out(b);
 }
 
 static int on_welcome(bot *b, const msgpack_object *m)
@@ -159,7 +172,7 @@ static int decode_legal(bot *b, const msgpack_object *legal)
  * order (tests/test_view_delta.c), checked against the decision the
  * request names: 0 when they disagree (the view is off; a resync mends
  * it), else how many. */
-static int view_legal(bot *b, const msgpack_object *m)
+static int view_legal(bot *b, const msgpack_object *decision)
 {
     int n = b->rules->view_legal_actions(b->view, b->legal, b->legal_cap);
     if (n > b->legal_cap) {
@@ -169,7 +182,7 @@ static int view_legal(bot *b, const msgpack_object *m)
     }
     if (n <= 0 || b->legal[0].kind < 0 ||
         b->legal[0].kind >= b->rules->n_decision_kinds ||
-        !maat_msg_str_eq(maat_msg_get(m, "decision"),
+        !maat_msg_str_eq(decision,
                          b->rules->decision_names[b->legal[0].kind]))
         return 0;
     return n;
@@ -194,12 +207,13 @@ static int resync_or_fail(bot *b, int64_t seq, const msgpack_object *obs,
     return -1;
 }
 
-static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
+static int on_request(bot *b, const msgpack_object *m,
+                      const msgpack_object *const *f, maat_bot_act_fn act,
                       void *user)
 {
     maat_error err = {0};
     int64_t seq, left = 0, bank = 0;
-    if (maat_msg_get_int(m, "seq", 0, INT64_MAX, &seq, &err)) {
+    if (maat_msg_int(f[F_SEQ], "seq", 0, INT64_MAX, &seq, &err)) {
         fprintf(stderr, "%s: bad request: %s\n", b->opt->name, err.msg);
         return -1;
     }
@@ -208,24 +222,26 @@ static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
      * cannot (a broken or lost message, a module that needs the
      * observation) asks once for the request again with it.  Version 3
      * sends no legal list either: the view's is the referee's. */
-    const msgpack_object *obs = maat_msg_get(m, "observation");
+    const msgpack_object *obs = f[F_OBSERVATION];
     if (seq == b->resync_seq)
         b->received_ns = b->resync_ns; /* think_us: from the first copy */
-    if (b->view && b->rules->view_update(b->view, maat_msg_get(m, "events"),
-                                         obs, &err))
+    if (b->view && b->rules->view_update(b->view, f[F_EVENTS], obs, &err))
         return resync_or_fail(b, seq, obs, err.msg);
-    const msgpack_object *clock = maat_msg_get(m, "clock");
-    maat_msg_get_int_or(clock, "time_left_ms", 0, INT64_MAX, 0, &left, &err);
-    maat_msg_get_int_or(clock, "bank_ms", 0, INT64_MAX, 0, &bank, &err);
+    static const maat_msg_key clock_keys[] = {MAAT_MSG_KEY("time_left_ms"),
+                                              MAAT_MSG_KEY("bank_ms")};
+    const msgpack_object *c[2];
+    maat_msg_pickn(f[F_CLOCK], clock_keys, 2, c);
+    maat_msg_int_or(c[0], "time_left_ms", 0, INT64_MAX, 0, &left, &err);
+    maat_msg_int_or(c[1], "bank_ms", 0, INT64_MAX, 0, &bank, &err);
     int n;
     if (b->version >= MAAT_PROTOCOL_NO_LEGAL) {
         if (!b->view)
             return resync_or_fail(b, seq, obs, "a request before the start");
-        if ((n = view_legal(b, m)) <= 0)
+        if ((n = view_legal(b, f[F_DECISION])) <= 0)
             return resync_or_fail(b, seq, obs, "the view's legal actions do "
                                   "not fit the decision asked");
     } else {
-        n = decode_legal(b, maat_msg_get(m, "legal"));
+        n = decode_legal(b, MAAT_MSG_GET(m, "legal"));
     }
     if (n <= 0) {
         fprintf(stderr, "%s: request %lld has no legal actions\n",
@@ -249,22 +265,17 @@ static int on_request(bot *b, const msgpack_object *m, maat_bot_act_fn act,
     if (act(&t, user) != MAAT_OK)
         return 0; /* the author chose not to answer */
 
-    msgpack_sbuffer sb;
-    msgpack_sbuffer_init(&sb);
-    msgpack_packer pk;
-    msgpack_packer_init(&pk, &sb, maat_sbuffer_write);
-    maat_pack_map(&pk, 4);
-    maat_pack_kv_str(&pk, "type", "action");
-    maat_pack_kv_int(&pk, "seq", seq);
-    maat_pack_str(&pk, "action");
-    b->rules->encode_action(NULL, &t.action, &pk);
+    msgpack_packer *pk = out(b);
+    maat_pack_map(pk, 4);
+    maat_pack_kv_str(pk, "type", "action");
+    maat_pack_kv_int(pk, "seq", seq);
+    maat_pack_str(pk, "action");
+    b->rules->encode_action(NULL, &t.action, pk);
     /* our own clock, request received .. answer sent: only reported (the
      * referee records it with --record-timing; docs/PROTOCOL.md) */
     int64_t think = (now_ns() - b->received_ns) / 1000;
-    maat_pack_kv_int(&pk, "think_us", think > 0 ? think : 0);
-    int rc = send_map(b, &sb);
-    msgpack_sbuffer_destroy(&sb);
-    return rc;
+    maat_pack_kv_int(pk, "think_us", think > 0 ? think : 0);
+    return send_out(b);
 }
 
 /* Handle one message; returns 1 on bye, 0 to go on, -1 on error. */
@@ -279,14 +290,18 @@ static int on_message(bot *b, const void *buf, size_t len,
                 b->opt->name, err.msg);
         return -1;
     }
-    const msgpack_object *m = &obj, *type = maat_msg_get(m, "type");
+    const msgpack_object *m = &obj, *f[F_N];
+    maat_msg_pickn(m, envelope_keys, F_N, f);
+    const msgpack_object *type = f[F_TYPE];
     int64_t seat;
     if (b->opt->verbose) {
         fprintf(stderr, "%s <- ", b->opt->name);
         msgpack_object_print(stderr, *m);
         fprintf(stderr, "\n");
     }
-    if (maat_msg_str_eq(type, "welcome")) {
+    if (MAAT_MSG_STR_IS(type, "request")) { /* the usual one first */
+        rc = b->rules ? on_request(b, m, f, act, user) : -1;
+    } else if (maat_msg_str_eq(type, "welcome")) {
         rc = on_welcome(b, m);
     } else if (maat_msg_str_eq(type, "reject")) {
         const msgpack_object *r = maat_msg_get(m, "reason");
@@ -318,8 +333,6 @@ static int on_message(bot *b, const void *buf, size_t len,
         }
         if (rc)
             fprintf(stderr, "%s: bad start: %s\n", b->opt->name, err.msg);
-    } else if (maat_msg_str_eq(type, "request")) {
-        rc = b->rules ? on_request(b, m, act, user) : -1;
     } else if (maat_msg_str_eq(type, "end")) {
         rc = 0;
     } else if (maat_msg_str_eq(type, "bye")) {
@@ -368,6 +381,8 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
     if (o.full_observation)
         b.version = MAAT_PROTOCOL_VERSION;
     b.resync_seq = -1;
+    msgpack_sbuffer_init(&b.sb);
+    msgpack_packer_init(&b.pk, &b.sb, maat_sbuffer_write);
     if (!msgpack_zone_init(&b.zone, MSGPACK_ZONE_CHUNK_SIZE)) {
         fprintf(stderr, "%s: out of memory\n", o.name);
         return 1;
@@ -417,29 +432,53 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
      * said hello to that one; its DEALER reconnects to the next referee on
      * its own, but as a new peer that has said nothing (a repeated hello on
      * a seated connection is ignored before the game, docs/PROTOCOL.md). */
-    int waited = 0;
+    /* The wait: a receive, and only when it finds nothing a poll() on the
+     * socket's ZMQ_FD, as the referee waits (referee/match.c): zmq_poll
+     * asks the socket for its descriptor and its events before and after
+     * waiting, ~1,000 instructions a message more.  ZMQ_FD is
+     * edge-triggered and may wake with no message (libzmq had commands to
+     * process): the receive after it finds out, and the wait goes on to
+     * the same deadline. */
+    int fd = -1;
+    size_t fd_len = sizeof fd;
+    if (zmq_getsockopt(b.sock, ZMQ_FD, &fd, &fd_len) != 0) {
+        fprintf(stderr, "%s: cannot get the socket's descriptor: %s\n",
+                o.name, zmq_strerror(zmq_errno()));
+        goto out;
+    }
+    int64_t wait_start = now_ns(), waited = 0;
     for (;;) {
-        zmq_pollitem_t item = {b.sock, 0, ZMQ_POLLIN, 0};
-        int wait = b.welcomed || o.idle_timeout_ms - waited < 1000
-                       ? o.idle_timeout_ms - waited : 1000;
-        int n = zmq_poll(&item, 1, wait);
-        if (n < 0 && zmq_errno() == EINTR)
-            continue;
-        if (n == 0 && !b.welcomed && (waited += wait) < o.idle_timeout_ms) {
-            send_hello(&b);
-            continue;
-        }
-        waited = 0;
-        if (n <= 0) {
-            fprintf(stderr, "%s: no word from the referee at %s for %d ms; "
-                            "giving up\n", o.name, o.endpoint,
-                    o.idle_timeout_ms);
-            goto out;
-        }
         zmq_msg_t msg;
         zmq_msg_init(&msg);
-        if (zmq_msg_recv(&msg, b.sock, 0) < 0) {
+        if (zmq_msg_recv(&msg, b.sock, ZMQ_DONTWAIT) < 0) {
             zmq_msg_close(&msg);
+            if (zmq_errno() == EINTR)
+                continue;
+            if (zmq_errno() != EAGAIN) {
+                fprintf(stderr, "%s: cannot receive: %s\n", o.name,
+                        zmq_strerror(zmq_errno()));
+                goto out;
+            }
+            int64_t ms = (now_ns() - wait_start) / 1000000;
+            int wait = b.welcomed || o.idle_timeout_ms - waited < 1000
+                           ? o.idle_timeout_ms - (int)waited : 1000;
+            if (ms >= wait) { /* nothing for `wait` ms */
+                if (!b.welcomed && (waited += wait) < o.idle_timeout_ms) {
+                    send_hello(&b);
+                    wait_start = now_ns();
+                    continue;
+                }
+                fprintf(stderr, "%s: no word from the referee at %s for %d "
+                                "ms; giving up\n", o.name, o.endpoint,
+                        o.idle_timeout_ms);
+                goto out;
+            }
+            struct pollfd pfd = {fd, POLLIN, 0};
+            if (poll(&pfd, 1, (int)(wait - ms)) < 0 && errno != EINTR) {
+                fprintf(stderr, "%s: cannot wait: %s\n", o.name,
+                        strerror(errno));
+                goto out;
+            }
             continue;
         }
         b.received_ns = now_ns();
@@ -452,11 +491,14 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
             rc = 0;
             goto out;
         }
+        wait_start = now_ns(); /* the wait for the next one starts */
+        waited = 0;
     }
 out:
     zmq_close(b.sock);
     zmq_ctx_term(b.ctx);
     free(b.legal);
+    msgpack_sbuffer_destroy(&b.sb);
     msgpack_zone_destroy(&b.zone);
     if (b.rules) {
         b.rules->view_destroy(&b.view);

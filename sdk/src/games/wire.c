@@ -490,10 +490,21 @@ int maat_wire_decode(const maat_wire *w, const msgpack_object *o, int *kind,
     for (int i = 0; i < use->n_fields && !rc; i++) {
         const maat_wire_field *f = &use->fields[i];
         const msgpack_object *v = val[1 + i];
-        if (f->type == MAAT_WT_INT && v && /* the usual case, inline */
-            v->type == MSGPACK_OBJECT_POSITIVE_INTEGER && f->lo >= 0 &&
-            v->via.u64 <= (uint64_t)f->hi && v->via.u64 >= (uint64_t)f->lo) {
-            arg[f->arg] = (int32_t)v->via.u64;
+        /* the usual cases inline, with decode_field's results: an
+         * integer in range (a seat's goes to *seat), a nil */
+        int ints = f->type <= MAAT_WT_OPT || f->type == MAAT_WT_SEAT;
+        if (ints && v && v->type == MSGPACK_OBJECT_POSITIVE_INTEGER &&
+            f->lo >= 0 && v->via.u64 <= (uint64_t)f->hi &&
+            v->via.u64 >= (uint64_t)f->lo) {
+            if (f->type != MAAT_WT_SEAT)
+                arg[f->arg] = (int32_t)v->via.u64;
+            else if (seat)
+                *seat = (int)v->via.u64;
+            continue;
+        }
+        if ((f->type == MAAT_WT_INT_OR_NIL || f->type == MAAT_WT_OPT) &&
+            (!v || v->type == MSGPACK_OBJECT_NIL)) {
+            arg[f->arg] = f->nil;
             continue;
         }
         if (f->type != MAAT_WT_CONST) {
