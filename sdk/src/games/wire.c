@@ -441,10 +441,10 @@ static int find_fields(const msgpack_object *o, const maat_wire *w,
     return bad;
 }
 
-int maat_wire_decode(const maat_wire *w, const msgpack_object *o, int *kind,
-                     int *seat, int32_t *arg, maat_error *err)
+/* What maat_wire_decode gives before it has read anything. */
+static inline void decode_init(const maat_wire *w, int *kind, int *seat,
+                               int32_t *arg)
 {
-    const msgpack_object *val[MAAT_MSG_MAX_FIELDS + 1];
     for (int i = 0; i < MAAT_EVENT_ARGS; i++) /* (fixed counts: unrolled) */
         arg[i] = -1;
     if (w->n_args > MAAT_EVENT_ARGS)
@@ -453,6 +453,93 @@ int maat_wire_decode(const maat_wire *w, const msgpack_object *o, int *kind,
     *kind = -1;
     if (seat)
         *seat = -1;
+}
+
+/* The usual message, as our encoder writes it: the tag, then every field
+ * of a kind without variants in declaration order, each value an integer
+ * in its range (a seat, a nil where the field allows one, a pair).  1
+ * with what the general decoder below would give for it (no key unknown
+ * or repeated, every value good: the same results), 0 for anything else,
+ * which the general decoder then reads from the start.  One pass with no
+ * search: an event costs a third of what the general one does, and a
+ * bot's view decodes every event. */
+static int decode_usual(const maat_wire *w, const msgpack_object *o,
+                        int *kind, int *seat, int32_t *arg)
+{
+    uint32_t size = o->via.map.size;
+    const msgpack_object_kv *e = o->via.map.ptr;
+    if (size == 0 || e[0].key.type != MSGPACK_OBJECT_STR ||
+        e[0].val.type != MSGPACK_OBJECT_STR ||
+        !maat_msg_name_is(w->tag, w->tag_len, e[0].key.via.str.ptr,
+                          e[0].key.via.str.size))
+        return 0;
+    const maat_wire_kind *k = named(w, e[0].val.via.str.ptr,
+                                    e[0].val.via.str.size);
+    if (!k || k->variant || size != 1u + (uint32_t)k->n_fields)
+        return 0;
+    for (int i = 0; i < k->n_fields; i++) {
+        const maat_wire_field *f = &k->fields[i];
+        const msgpack_object *key = &e[1 + i].key, *v = &e[1 + i].val;
+        if (key->type != MSGPACK_OBJECT_STR ||
+            !maat_msg_name_is(f->key, f->key_len, key->via.str.ptr,
+                              key->via.str.size) ||
+            maat_msg_name_is(w->tag, w->tag_len, f->key, f->key_len))
+            return 0;
+        const msgpack_object *x = v;
+        int n = 1;
+        if (f->type == MAAT_WT_PAIR) {
+            if (v->type != MSGPACK_OBJECT_ARRAY || v->via.array.size != 2)
+                return 0;
+            x = v->via.array.ptr;
+            n = 2;
+        } else if (v->type == MSGPACK_OBJECT_NIL &&
+                   (f->type == MAAT_WT_INT_OR_NIL ||
+                    f->type == MAAT_WT_OPT)) {
+            arg[f->arg] = f->nil;
+            continue;
+        } else if (f->type > MAAT_WT_OPT && f->type != MAAT_WT_SEAT) {
+            return 0;
+        }
+        for (int j = 0; j < n; j++) {
+            int64_t y;
+            if (x[j].type == MSGPACK_OBJECT_POSITIVE_INTEGER &&
+                x[j].via.u64 <= (uint64_t)INT32_MAX)
+                y = (int64_t)x[j].via.u64;
+            else if (x[j].type == MSGPACK_OBJECT_NEGATIVE_INTEGER)
+                y = x[j].via.i64;
+            else
+                return 0;
+            if (y < f->lo || y > f->hi)
+                return 0;
+            if (f->type == MAAT_WT_SEAT) {
+                if (seat)
+                    *seat = (int)y;
+            } else {
+                arg[f->arg + j] = (int32_t)y;
+            }
+        }
+    }
+    *kind = k->kind;
+    return 1;
+}
+
+int maat_wire_decode(const maat_wire *w, const msgpack_object *o, int *kind,
+                     int *seat, int32_t *arg, maat_error *err)
+{
+    if (o && o->type == MSGPACK_OBJECT_MAP) {
+        decode_init(w, kind, seat, arg);
+        if (decode_usual(w, o, kind, seat, arg))
+            return MAAT_OK;
+    }
+    return maat_wire_decode_general(w, o, kind, seat, arg, err);
+}
+
+int maat_wire_decode_general(const maat_wire *w, const msgpack_object *o,
+                             int *kind, int *seat, int32_t *arg,
+                             maat_error *err)
+{
+    const msgpack_object *val[MAAT_MSG_MAX_FIELDS + 1];
+    decode_init(w, kind, seat, arg);
     if (!o || o->type != MSGPACK_OBJECT_MAP)
         return maat_error_set(err, MAAT_EDECODE, "%s must be a map", w->what);
     /* the tag: usually the first key */

@@ -190,6 +190,13 @@ int maat_wire_encode(const maat_wire *w, int kind, int seat,
  * or out of range, then unknown or repeated keys. */
 int maat_wire_decode(const maat_wire *w, const msgpack_object *o, int *kind,
                      int *seat, int32_t *arg, maat_error *err);
+/* maat_wire_decode without its fast path for the usual message (the tag,
+ * then the fields in declaration order, every value an integer in range):
+ * the same results for every input, which tests/test_wire_decode.c checks
+ * by comparing the two. */
+int maat_wire_decode_general(const maat_wire *w, const msgpack_object *o,
+                             int *kind, int *seat, int32_t *arg,
+                             maat_error *err);
 static inline int maat_wire_decode_action(const maat_wire *w,
                                           const msgpack_object *o,
                                           maat_action *a, maat_error *err)
