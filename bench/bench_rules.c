@@ -6,7 +6,8 @@
  * what a playout in a search bot or a referee costs in the rules engine:
  *
  *   game_new (the deal) ... at every decision legal_actions into a stack
- *   buffer, one uniform maat_rng_below pick, apply with no event list ...
+ *   buffer, one uniform pick (16 bits of the players' stream, see
+ *   pick16), apply with no event list ...
  *   scores ... destroy.
  *
  * The setup (deck) is loaded once.  No events, no encoding, no sockets:
@@ -91,6 +92,48 @@ typedef struct playout {
     long long decisions;
 } playout;
 
+/* A pick draws 16 bits: a word of the players' stream serves two
+ * decisions, its low half then its high half.  A playout's pick among a
+ * few hundred actions needs no more, and the players' ChaCha20 blocks
+ * (about one refill of eight a four-seat Pyramids game) are half as
+ * many.  Lemire's rule on 16 bits, for 1 <= n <= BUF_ACTIONS: the high
+ * half of h * n is uniform in [0, n) once the (fewer than n) values of h
+ * whose product's low half is below 2^16 mod n are drawn again, here
+ * from the low halves of fresh words (rare: out of line). */
+static __attribute__((noinline)) uint32_t pick16_redraw(maat_rng *rng,
+                                                        uint32_t n,
+                                                        uint32_t m)
+{
+    uint32_t threshold = (0x10000u - n) % n;
+    while ((m & 0xFFFFu) < threshold)
+        m = (maat_rng_next32(rng) & 0xFFFFu) * n;
+    return m >> 16;
+}
+
+static inline uint32_t pick16(maat_rng *rng, uint32_t half, uint32_t n)
+{
+    uint32_t m = half * n;
+    if (__builtin_expect((m & 0xFFFFu) < n, 0))
+        return pick16_redraw(rng, n, m);
+    return m >> 16;
+}
+
+/* The next word, refilling out of line (maat_rng_next32's usual case). */
+static __attribute__((noinline)) uint32_t word_slow(maat_rng *rng)
+{
+    return maat_rng_next32(rng);
+}
+
+static inline uint32_t next_word(maat_rng *rng)
+{
+    uint32_t p = rng->pos;
+    if (__builtin_expect(p < MAAT_RNG_WORDS, 1)) {
+        rng->pos = p + 1;
+        return rng->word[p];
+    }
+    return word_slow(rng);
+}
+
 /* A decision with more actions than the stack buffer holds (rare). */
 static __attribute__((noinline)) int play_long(const maat_rules *r,
                                                maat_game *g, maat_rng *rng,
@@ -124,20 +167,34 @@ static long long play_one(const maat_rules *r, const maat_setup *setup,
     int (*legal)(const maat_game *, maat_action *, int) = r->legal_actions;
     int (*apply)(maat_game *, const maat_action *, maat_events *,
                  maat_error *) = r->apply;
-    int n, rc = 0;
-    while ((n = legal(g, p.buf, BUF_ACTIONS)) > 0) {
-        if (n <= BUF_ACTIONS)
-            rc = apply(g, &p.buf[pick(rng, (uint32_t)n)], NULL, &p.err);
-        else
-            rc = play_long(r, g, rng, n, &p.err);
-        if (rc) {
-            fprintf(stderr, "bench-rules: apply refused a legal action: %s\n",
-                    p.err.msg);
-            r->destroy(&g);
-            return -1;
-        }
-        p.decisions++;
+    /* one decision with 16 random bits: 1 when there is none left to
+     * make, -1 when apply refuses the pick */
+#define DECIDE(half)                                                         \
+    do {                                                                     \
+        int n = legal(g, p.buf, BUF_ACTIONS), rc;                            \
+        if (n <= 0)                                                          \
+            goto over;                                                       \
+        if (n <= BUF_ACTIONS)                                                \
+            rc = apply(g, &p.buf[pick16(rng, (half), (uint32_t)n)], NULL,    \
+                       &p.err);                                              \
+        else                                                                 \
+            rc = play_long(r, g, rng, n, &p.err);                            \
+        if (rc)                                                              \
+            goto refused;                                                    \
+        p.decisions++;                                                       \
+    } while (0)
+    for (;;) {
+        uint32_t w = next_word(rng);
+        DECIDE(w & 0xFFFFu);
+        DECIDE(w >> 16);
     }
+#undef DECIDE
+refused:
+    fprintf(stderr, "bench-rules: apply refused a legal action: %s\n",
+            p.err.msg);
+    r->destroy(&g);
+    return -1;
+over:
     if (!r->is_over(g)) {
         fprintf(stderr, "bench-rules: no legal action but the game is not "
                         "over\n");
