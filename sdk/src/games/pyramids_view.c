@@ -643,11 +643,15 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
         shown_cards(&v->obs, v->shown, &dup);
         v->shown_valid = 1;
     }
+    /* an event's decoding error: its code and an empty message set per
+     * event, not all 260 bytes zeroed (~37 instructions an event) */
+    maat_error e2;
     for (uint32_t i = 0; events && events->type == MSGPACK_OBJECT_ARRAY &&
                          i < events->via.array.size; i++) {
         int kind, seat;
         int32_t a[MAAT_ACTION_ARGS];
-        maat_error e2 = {0};
+        e2.code = 0;
+        e2.msg[0] = '\0';
         if (maat_wire_decode(&pyr_wire_events, &events->via.array.ptr[i],
                              &kind, &seat, a, &e2)) {
             /* with an observation a broken event only loses its step;
