@@ -250,7 +250,7 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
     if (cap < MAAT_FAIR_CAP_MIN_MS * 1000000)
         cap = MAAT_FAIR_CAP_MIN_MS * 1000000;
     int sampled = !c->wait_credit || base; /* off: never credited */
-    maat_fair_sample start = {0}, full, probe, first;
+    maat_fair_sample start, full, probe, first; /* set before use */
     int have_full = 0, probing = 0;
     if (base)
         start = *base;
