@@ -269,11 +269,17 @@ int main(void)
         for (;;) {
         }
     }
-    maat_fair_sample s1, s2;
+    /* asleep: seen sleeping twice with the same counters (one look may
+     * read the counters as it runs and its state just after it slept) */
+    maat_fair_sample s1, s2, prev = {0};
     int asleep = 0;
     for (int i = 0; i < 3000 && !asleep; i++) { /* until it sleeps: <= 3 s */
         maat_fair_sample_take(&s1, sleeper, 1);
-        asleep = s1.bot.n == 1 && s1.bot.state[0] == 'S';
+        asleep = s1.bot.n == 1 && s1.bot.state[0] == 'S' &&
+                 prev.bot.n == 1 && prev.bot.state[0] == 'S' &&
+                 prev.bot.run[0] == s1.bot.run[0] &&
+                 prev.bot.wait[0] == s1.bot.wait[0];
+        prev = s1;
         if (!asleep)
             usleep(1000); /* a poll with a deadline, not a synchronisation */
     }
