@@ -38,7 +38,12 @@ exec {RANDOM}
 """)
     os.chmod(probe, 0o755)
     logs, rec = os.path.join(d, "logs"), os.path.join(d, "r.json")
-    p = subprocess.run([REF, "--sandbox", "--bot", f"boxed={probe}",
+    # generous clocks: this is about the sandbox, and on a loaded machine
+    # the probe's shell and python3 (before its hello) must not cost the bot
+    # a decision
+    p = subprocess.run([REF, "--sandbox", "--hello-time", "60000",
+                        "--time", "5000", "--first-time", "20000",
+                        "--bot", f"boxed={probe}",
                         "--bot", f"free={RANDOM}", "--log-dir", logs,
                         "--record", rec, "--quiet"], capture_output=True,
                        text=True, timeout=120)
