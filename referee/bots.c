@@ -129,9 +129,8 @@ static int start_bots(match *m, int game, maat_error *err)
         }
         if (c->log_dir)
             match_log_path(m, b, game, log, sizeof log);
-        b->proc = maat_proc_spawn(cmd, env,
-                                  c->log_dir ? log : NULL, NULL, &c->limits,
-                                  err);
+        b->proc = (c->sandbox ? maat_proc_spawn_gated : maat_proc_spawn)(
+            cmd, env, c->log_dir ? log : NULL, NULL, &c->limits, err);
         if (!b->proc) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
@@ -147,7 +146,33 @@ int match_start_bots(match *m, maat_error *err)
     return start_bots(m, 0, err);
 }
 
-void match_await_hellos(match *m)
+/* A sandboxed bot that never said hello, whose bubblewrap never took the
+ * start gate's byte (proc.h), never ran: the sandbox could not be made
+ * (bubblewrap gone, user namespaces refused or used up...).  That is the
+ * machine's failure, not the bot's: the match stops with an error, no
+ * result written, and maat-ladder plays it again on its next run. */
+static int sandbox_failed(match *m, maat_error *err)
+{
+    for (int i = 0; i < m->n; i++) {
+        match_bot *b = &m->bot[i];
+        if (!m->c->sandbox || b->connected || !b->proc ||
+            maat_proc_gate_passed(b->proc))
+            continue;
+        char head[320] = "";
+        int status, stopped = maat_proc_exited(b->proc, &status);
+        maat_proc_drain(b->proc);
+        maat_proc_output_head(b->proc, 5, head, sizeof head);
+        return maat_error_set(err, MAAT_EIO, "bot %s: the sandbox could not "
+                              "be made, the machine's failure, not the "
+                              "bot's: no result written (bubblewrap %s%s%s)",
+                              b->spec->name, stopped ? "stopped"
+                              : "had not started the bot in time",
+                              *head ? ": " : "", head);
+    }
+    return MAAT_OK;
+}
+
+int match_await_hellos(match *m, maat_error *err)
 {
     int64_t deadline = maat_now_ns() + m->c->clock.hello_ms * 1000000;
     for (;;) {
@@ -169,6 +194,7 @@ void match_await_hellos(match *m)
             match_say(m, "%s: %s", b->spec->name, b->dead_detail);
         }
     }
+    return sandbox_failed(m, err);
 }
 
 /* Check every spawned bot for exit; a bot that exits is gone. */
@@ -291,7 +317,7 @@ int match_restart_bots(match *m, maat_error *err)
     m->turn = NULL;
     int rc = start_bots(m, m->game_index + 1, err);
     if (rc == MAAT_OK)
-        match_await_hellos(m);
+        rc = match_await_hellos(m, err);
     return rc;
 }
 

@@ -557,7 +557,7 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
     rc = match_start_bots(m, err);
     if (rc)
         goto out;
-    match_await_hellos(m);
+    rc = match_await_hellos(m, err);
     for (int k = 0; k < c->games && rc == MAAT_OK && !m->interrupted; k++) {
         if (k > 0 && c->fresh_bots)
             rc = match_restart_bots(m, err);

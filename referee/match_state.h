@@ -185,7 +185,10 @@ void match_send_bye(match *m);
 
 /* bots.c */
 int match_start_bots(match *m, maat_error *err);
-void match_await_hellos(match *m);
+/* Wait for every bot's hello (until the hello time); a bot without one is
+ * dead.  MAAT_EIO when a sandboxed bot's sandbox could not be made (the
+ * machine's failure: the match stops, no result written). */
+int match_await_hellos(match *m, maat_error *err);
 void match_check_processes(match *m);
 void match_stop_bots(match *m);
 /* Bot logs (--log-dir): the file of bot b in game `game`; switching every

@@ -47,6 +47,8 @@ struct maat_proc {
     bool has_cpu_clock;
     int out_fd;         /* pipe read end, O_NONBLOCK; -1 after EOF */
     int log_fd;         /* -1 when output is discarded */
+    int gate_fd;        /* the start gate's read end, or -1 (spawn_gated) */
+    bool gate_shut;     /* the gate's byte was found still there */
     uint64_t log_cap;   /* 0 = unlimited */
     uint64_t logged;    /* bytes written to the log (marker excluded) */
     uint64_t out_bytes; /* bytes read from the pipe */
@@ -78,6 +80,7 @@ typedef struct child_plan {
     int null_fd;    /* /dev/null, becomes stdin */
     int out_fd;     /* pipe write end, becomes stdout and stderr */
     int exec_fd;    /* close-on-exec pipe: gets errno if exec fails */
+    int gate_fd;    /* -1, or the start gate's read end: becomes fd 4 */
     pid_t parent;   /* to detect that the referee died before PDEATHSIG */
     struct {
         int resource;
@@ -230,10 +233,18 @@ static void child_setup_fds(const child_plan *cp)
     if ((cp->exec_fd != 3 && dup2(cp->exec_fd, 3) < 0) ||
         fcntl(3, F_SETFD, FD_CLOEXEC) != 0)
         _exit(127);
+    /* The start gate becomes fd 4, kept across exec (its source is >= 10,
+     * so neither 3 nor 4: see open_gate). */
+    int first_closed = 4;
+    if (cp->gate_fd >= 0) {
+        if (dup2(cp->gate_fd, MAAT_PROC_GATE_FD) < 0)
+            _exit(127);
+        first_closed = MAAT_PROC_GATE_FD + 1;
+    }
     /* Nothing else the referee has open (sockets, other bots' pipes, logs)
      * may leak into a bot, even fds opened without O_CLOEXEC. */
-    if (close_range(4, ~0U, 0) != 0)
-        for (int fd = 4; fd < CLOSE_LOOP_MAX; fd++)
+    if (close_range((unsigned)first_closed, ~0U, 0) != 0)
+        for (int fd = first_closed; fd < CLOSE_LOOP_MAX; fd++)
             (void)close(fd);
 }
 
@@ -427,9 +438,40 @@ static int exec_result(int fd)
     return r == (ssize_t)sizeof e ? e : 0;
 }
 
-maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
-                           const char *log_path, const char *cwd,
-                           const maat_proc_limits *lim, maat_error *err)
+/* The start gate: a pipe holding one byte.  The child gets the read end
+ * as fd 4 (child_setup_fds); the parent keeps a read end of its own, to
+ * see later whether the byte was taken (maat_proc_gate_passed), and
+ * closes the write end, so the pipe is at its end once the byte is gone.
+ * Both read ends are put at 10 or above, out of the way of the child's
+ * dup2s to 0-4. */
+static int open_gate(int *child_end, int *parent_end, maat_error *err)
+{
+    int fds[2];
+    *child_end = *parent_end = -1;
+    if (pipe2(fds, O_CLOEXEC) != 0)
+        return maat_error_set(err, MAAT_EIO, "cannot create a pipe: %s",
+                              strerror(errno));
+    *child_end = fcntl(fds[0], F_DUPFD_CLOEXEC, 10);
+    *parent_end = fcntl(fds[0], F_DUPFD_CLOEXEC, 10);
+    int ok = *child_end >= 0 && *parent_end >= 0 &&
+             fcntl(*parent_end, F_SETFL, O_NONBLOCK) == 0 &&
+             write(fds[1], "g", 1) == 1;
+    int e = errno;
+    close(fds[0]);
+    close(fds[1]);
+    if (!ok) {
+        close_if_open(child_end);
+        close_if_open(parent_end);
+        return maat_error_set(err, MAAT_EIO, "cannot create a pipe: %s",
+                              strerror(e));
+    }
+    return MAAT_OK;
+}
+
+static maat_proc *spawn(const char *cmd, char *const env[],
+                        const char *log_path, const char *cwd,
+                        const maat_proc_limits *lim, int gated,
+                        maat_error *err)
 {
     static const maat_proc_limits no_limits;
     if (!cmd) {
@@ -446,6 +488,7 @@ maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
     }
     p->pid = -1;
     p->out_fd = -1;
+    p->gate_fd = -1;
     p->log_cap = lim->log_cap;
     p->tag = -1;
     p->log_fd = open_log(log_path, err);
@@ -457,6 +500,7 @@ maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
     static char sh[] = "sh", dash_c[] = "-c";
     child_plan cp = {.sh_argv = {sh, dash_c, (char *)cmd, NULL},
                      .cwd = cwd,
+                     .gate_fd = -1,
                      .parent = getpid()};
     char **words = maat_proc_words(cmd);
     cp.argv = words ? words : cp.sh_argv;
@@ -473,6 +517,14 @@ maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
         goto fail;
     }
     cp.exec_fd = execfd[1];
+    if (gated && open_gate(&cp.gate_fd, &p->gate_fd, err) != MAAT_OK) {
+        close(pipefd[0]);
+        close(pipefd[1]);
+        close(cp.null_fd);
+        close(execfd[0]);
+        close(execfd[1]);
+        goto fail;
+    }
 
     pid_t pid = fork();
     if (pid == 0)
@@ -481,6 +533,7 @@ maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
     close(cp.null_fd);
     close(pipefd[1]);
     close(execfd[1]);
+    close_if_open(&cp.gate_fd);
     if (pid < 0) {
         close(pipefd[0]);
         close(execfd[0]);
@@ -514,8 +567,38 @@ fail:
     free(cp.envp);
     free(words);
     close_if_open(&p->log_fd);
+    close_if_open(&p->gate_fd);
     free(p);
     return NULL;
+}
+
+maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
+                           const char *log_path, const char *cwd,
+                           const maat_proc_limits *lim, maat_error *err)
+{
+    return spawn(cmd, env, log_path, cwd, lim, 0, err);
+}
+
+maat_proc *maat_proc_spawn_gated(const char *cmd, char *const env[],
+                                 const char *log_path, const char *cwd,
+                                 const maat_proc_limits *lim, maat_error *err)
+{
+    return spawn(cmd, env, log_path, cwd, lim, 1, err);
+}
+
+int maat_proc_gate_passed(maat_proc *p)
+{
+    if (p->gate_fd < 0)
+        return !p->gate_shut;
+    char c;
+    ssize_t r;
+    while ((r = read(p->gate_fd, &c, 1)) < 0 && errno == EINTR)
+        ;
+    if (r <= 0) /* taken: the pipe is at its end (EAGAIN cannot be) */
+        return 1;
+    close_if_open(&p->gate_fd); /* the byte: never taken, and now gone */
+    p->gate_shut = true;
+    return 0;
 }
 
 pid_t maat_proc_pid(const maat_proc *p)
@@ -869,6 +952,7 @@ void maat_proc_destroy(maat_proc **pp)
     maat_proc_stop(p, 500);
     close_if_open(&p->out_fd);
     close_if_open(&p->log_fd);
+    close_if_open(&p->gate_fd);
     free(p);
     *pp = NULL;
 }

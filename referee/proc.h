@@ -62,6 +62,23 @@ maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
                            const char *log_path, const char *cwd,
                            const maat_proc_limits *lim, maat_error *err);
 
+/* maat_proc_spawn with a start gate: the child gets, as descriptor
+ * MAAT_PROC_GATE_FD, the read end of a pipe holding one byte, for a
+ * wrapper to take once it has done its part -- bubblewrap's --block-fd
+ * reads it when the sandbox is set up, just before it runs the bot.
+ * maat_proc_gate_passed tells whether the byte was taken: after the
+ * process exited (or hung), a byte still there means the wrapper never got
+ * as far as the bot, so the failure was the machine's, not the bot's; and
+ * the bot, which never holds the pipe (bubblewrap closes it), cannot make
+ * its own failure look like one. */
+#define MAAT_PROC_GATE_FD 4
+maat_proc *maat_proc_spawn_gated(const char *cmd, char *const env[],
+                                 const char *log_path, const char *cwd,
+                                 const maat_proc_limits *lim, maat_error *err);
+/* 1 when the gate's byte was taken, or the process has no gate; 0 when it
+ * is still there (it is then read, and the answer stays 0). */
+int maat_proc_gate_passed(maat_proc *p);
+
 /* Before wrapping a command (in a sandbox): when it is a plain command
  * whose program is a path, is that an executable file?  MAAT_EIO with
  * "cannot spawn PATH: reason" otherwise; MAAT_OK for shell commands. */

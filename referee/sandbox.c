@@ -233,8 +233,14 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
      * IPC or POSIX queues shared with another bot; no other process seen
      * or signalled; its own host name; gone with the referee. */
     add(out, len, "--unshare-net --unshare-ipc --unshare-pid --unshare-uts "
-                  "--die-with-parent --setenv TMPDIR /tmp "
-                  "--chdir");
+                  "--die-with-parent --setenv TMPDIR /tmp");
+    /* The start gate (proc.h): bubblewrap takes its byte once the sandbox
+     * is made, so a bot that never said hello is told apart from a sandbox
+     * that could not be made -- the machine's failure, not the bot's. */
+    char gate[32];
+    snprintf(gate, sizeof gate, "--block-fd %d", MAAT_PROC_GATE_FD);
+    add(out, len, gate);
+    add(out, len, "--chdir");
     add_quoted(out, len, cwd);
     /* A command that means the same without a shell runs without one
      * (bwrap takes a word starting with '-' for an option) */

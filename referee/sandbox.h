@@ -14,6 +14,13 @@ typedef struct maat_sandbox {
     uint64_t tmp_bytes;      /* size of the private /tmp (0: tmpfs default) */
 } maat_sandbox;
 
+/* Does bubblewrap work here: can it make the namespaces the sandbox needs
+ * (PID, network) and run a program in them?  Runs `bwrap ... true` once,
+ * without a shell (a few milliseconds): maat-referee asks before its
+ * first bot unless told the answer (--sandbox-checked), and maat-ladder
+ * asks once for all the referees of a run. */
+int maat_sandbox_works(void);
+
 /* Write into out (len bytes) the command that runs `cmd` in a bubblewrap
  * sandbox (quoted words only, so that proc.c runs it without /bin/sh when
  * bwrap is on PATH; `cmd` runs without a shell inside when it needs none):
@@ -23,15 +30,9 @@ typedef struct maat_sandbox {
  * in it dies with the sandbox, and the sandbox with the referee.  The seat's socket file is mounted read-only; each path in
  * `hide` that exists is replaced by an empty directory or file, except a
  * directory holding the working directory or a path the command names
- * (counted in *unhidden).  -1
+ * (counted in *unhidden).  bubblewrap waits for the start gate's byte
+ * (proc.h): run the command with maat_proc_spawn_gated.  -1
  * when socket_path is NULL or the result does not fit. */
-/* Does bubblewrap work here: can it make the namespaces the sandbox needs
- * (PID, network) and run a program in them?  Runs `bwrap ... true` once,
- * without a shell (a few milliseconds): maat-referee asks before its
- * first bot unless told the answer (--sandbox-checked), and maat-ladder
- * asks once for all the referees of a run. */
-int maat_sandbox_works(void);
-
 int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
                          size_t len, int *unhidden);
 

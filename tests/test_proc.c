@@ -755,6 +755,44 @@ static void test_sandbox_words(void)
           "a shell command in the sandbox: %s", out);
 }
 
+/* The start gate: a child that takes fd 4's byte passed it, one that exits
+ * without has not (and stays so), an ungated process has nothing to pass;
+ * the gate is fd 4 and nothing above it reaches the child. */
+static void test_start_gate(void)
+{
+    maat_error err = {0};
+    const char *cmds[] = {"head -c 1 <&4 >/dev/null", "exit 1",
+                          "ls /proc/self/fd | tr '\\n' ' '"};
+    const int want[] = {1, 0, 0};
+    for (int i = 0; i < 3; i++) {
+        const char *log = tmp_path("gate.log");
+        maat_proc *p = maat_proc_spawn_gated(cmds[i], NULL, log, NULL, NULL,
+                                             &err);
+        CHECK(p != NULL, "gated spawn '%s': %s", cmds[i], err.msg);
+        if (!p)
+            continue;
+        run_to_exit(p);
+        CHECK(maat_proc_gate_passed(p) == want[i] &&
+                  maat_proc_gate_passed(p) == want[i],
+              "'%s': gate passed %d, want %d twice", cmds[i],
+              maat_proc_gate_passed(p), want[i]);
+        if (i == 2) { /* ls's own directory is fd 3 (the exec pipe's
+                         number, closed by exec) */
+            char *fds = slurp(log, NULL);
+            CHECK(fds && !strcmp(fds, "0 1 2 3 4 "), "the child's fds: %s",
+                  fds ? fds : "(no log)");
+            free(fds);
+        }
+        finish(&p);
+    }
+    maat_proc *p = spawn("exit 1", NULL, NULL, NULL);
+    if (p) {
+        run_to_exit(p);
+        CHECK(maat_proc_gate_passed(p) == 1, "no gate: nothing to pass");
+        finish(&p);
+    }
+}
+
 /* ---- setup ---------------------------------------------------------------- */
 
 static void remove_tmpdir(void)
@@ -796,6 +834,7 @@ int main(void)
     test_plain_command();
     test_quoted_words();
     test_sandbox_words();
+    test_start_gate();
 
     remove_tmpdir();
     return check_done("test_proc");

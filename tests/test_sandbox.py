@@ -176,5 +176,59 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
                    "0", "--jobs", "1", "--seed", "1", "--quiet"])
     check(got[1:] == (1, 12), "maat-ladder compare: one check for the "
           f"whole comparison (exit, checks, sandboxes: {got})")
+# A sandbox that cannot be made is the machine's failure, not the bot's:
+# the referee stops with an error and writes no result (maat-ladder plays
+# the match again on its next run), whether bubblewrap fails or hangs
+# before the bot runs.  bubblewrap takes a byte from a pipe (the start
+# gate, --block-fd) once the sandbox is made; a bot that fails on its own,
+# even one that says what bubblewrap would say, is charged as before, and
+# never holds the pipe.
+with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
+    bindir = os.path.join(d, "bin")
+    os.mkdir(bindir)
+    fake = os.path.join(bindir, "bwrap")
+    env = dict(os.environ, PATH=bindir + ":" + os.environ["PATH"])
+    lad, rec = os.path.join(d, "l.jsonl"), os.path.join(d, "r.json")
+    for body, hello, what in (
+            ("echo 'bwrap: Creating new namespace failed: No space left on "
+             "device' >&2\nexit 1", "60000", "stopped: bwrap: Creating new"),
+            ("exec sleep 600", "1500", "had not started the bot in time")):
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\n" + body + "\n")
+        os.chmod(fake, 0o755)
+        p = subprocess.run([REF, "--sandbox-checked", "--hello-time", hello,
+                            "--bot", f"a={RANDOM}", "--bot", f"b={RANDOM}",
+                            "--ladder", lad, "--record", rec, "--quiet"],
+                           env=env, capture_output=True, text=True,
+                           timeout=120)
+        check(p.returncode == 1 and "bot a: the sandbox could not be made, "
+              "the machine's failure, not the bot's: no result written" in
+              p.stderr and what in p.stderr and not os.path.exists(lad) and
+              not os.path.exists(rec),
+              f"bubblewrap {what.split(':')[0]}: an error, no result "
+              f"(exit {p.returncode}) {p.stderr[-300:]!r}")
+    liar, logs = os.path.join(d, "liar.sh"), os.path.join(d, "logs")
+    with open(liar, "w") as f:
+        f.write("#!/bin/sh\necho FDS $(ls /proc/self/fd | tr '\\n' ' ')\n"
+                "echo 'bwrap: Creating new namespace failed: No space left "
+                "on device' >&2\nexit 1\n")
+    os.chmod(liar, 0o755)
+    p = subprocess.run([REF, "--sandbox", "--bot", f"liar={liar}",
+                        "--bot", f"b={RANDOM}", "--ladder", lad,
+                        "--record", rec, "--log-dir", logs, "--quiet"],
+                       capture_output=True, text=True, timeout=120)
+    faults = json.load(open(rec))["faults"] if os.path.exists(rec) else []
+    check(p.returncode == 0 and os.path.exists(lad) and
+          [(x["seat_name"] if "seat_name" in x else x.get("bot"), x["kind"])
+           for x in faults][:1] == [("liar", "no_hello")],
+          f"a bot that fails saying what bubblewrap says is charged: "
+          f"{p.returncode} {faults} {p.stderr[-200:]!r}")
+    log = "".join(open(os.path.join(logs, f)).read()
+                  for f in os.listdir(logs) if f.endswith("-liar.log"))
+    fds = log.split("FDS", 1)[1].split("\n", 1)[0].split() if "FDS" in log \
+        else None
+    check(fds is not None and "4" not in fds,
+          f"the start gate does not reach the bot (its fds: {fds})")
+
 print(f"test_sandbox: {failures} failed")
 sys.exit(1 if failures else 0)
