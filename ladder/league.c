@@ -346,8 +346,10 @@ typedef struct league {
     char *events[MAX_EVENTS]; /* JSON lines, the latest last */
     int n_events;
     int idle_said;
-    int failures;             /* ranked matches failed in a row */
-    double pause_until;       /* ... and no ranked match before this */
+    int failures;             /* ranked matches (or any, when the machine
+                                 failed) failed in a row */
+    double pause_until;       /* ... and no match before this */
+    int sandbox_checked;      /* bubblewrap checked once for local referees */
     char curve_file[4200], curve_public[64];
 } league;
 
@@ -921,7 +923,9 @@ static char **match_argv(league *L, const lineup *u, const char *id,
         .seed_label = id, .duplicate = L->c.duplicate, .match_id = id,
         .ladder = ladder, .log_dir = logs, .seats = u->seats,
         .endpoint = L->c.endpoint, .curve_key = L->curve_file,
-        .hello_time = L->c.hello_time};
+        .hello_time = L->c.hello_time,
+        /* a queued match runs on another machine: it checks there */
+        .sandbox_checked = L->sandbox_checked && !(L->c.queue && !u->remote)};
     for (int k = 0; k < u->seats; k++) {
         c.name[k] = u->name[k];
         c.command[k] = u->ver[k] ? u->ver[k]->command : L->c.reference;
@@ -1192,13 +1196,13 @@ static void schedule(league *L)
     int jobs = L->o.jobs > 0 ? L->o.jobs : L->c.jobs;
     lineup u;
     while (!L->stopping && !max_reached(L) && L->n_run < jobs) {
+        if (now_s() < L->pause_until)
+            break; /* matches kept failing: a pause */
         if (next_validation(L, &u)) {
             if (start_match(L, &u))
                 break;
             continue;
         }
-        if (now_s() < L->pause_until)
-            break; /* ranked matches kept failing: a pause */
         if (!next_ranked(L, &u)) {
             int ranked = 0;
             for (int i = 0; i < L->n_vi; i++)
@@ -1224,13 +1228,17 @@ static void schedule(league *L)
  * thing in it), and ranked matches that keep failing make the league wait
  * 2, 4, 8 ... up to 300 seconds before the next one, so a broken referee
  * or endpoint does not spin. */
-static void finished(league *L, int r, const char *how)
+/* Match r is over: `how` says why it failed (NULL: it did not); `machine`:
+ * the machine failed, not the match's bots (the referee's exit 5: a
+ * sandbox could not be made), so a validation match does not fail its
+ * entry, and the league pauses before the next match of either kind. */
+static void finished(league *L, int r, const char *how, int machine)
 {
     match *m = &L->run[r];
     if (how) {
         event(L, "match failed", NULL, 0, NULL, how, m->id, NULL);
-        vinfo *v = m->kind == KIND_VALIDATION ? vinfo_get(L, m->bot[0])
-                                              : NULL;
+        vinfo *v = m->kind == KIND_VALIDATION && !machine
+                       ? vinfo_get(L, m->bot[0]) : NULL;
         if (v && !v->failed) {
             v->failed = 1;
             snprintf(v->why, sizeof v->why, "its validation match could "
@@ -1239,7 +1247,7 @@ static void finished(league *L, int r, const char *how)
             snprintf(v->game, sizeof v->game, "%s", m->id);
             v->log[0] = 0;
         }
-        if (m->kind == KIND_RANKED) {
+        if (m->kind == KIND_RANKED || machine) {
             L->failures++;
             L->pause_until = now_s() + fmin(300, exp2(L->failures));
         }
@@ -1261,8 +1269,9 @@ static void reap(league *L)
                 snprintf(how, sizeof how, "the referee exited with %d%s",
                          code, code == 2 ? " (a usage error: check the "
                          "config's referee_args and the entry's command)"
-                                         : "");
-                finished(L, r, code ? how : NULL);
+                         : code == 5 ? " (the machine failed, not a bot: a "
+                         "sandbox could not be made)" : "");
+                finished(L, r, code ? how : NULL, code == 5);
                 break;
             }
 }
@@ -1303,7 +1312,7 @@ static void collect_shards(league *L)
             if (now_s() - m->started > L->c.dispatch_timeout) {
                 unlink(job);
                 finished(L, r, "no result came back from the queue in time "
-                         "(dispatch_timeout)");
+                         "(dispatch_timeout)", 0);
             }
             continue;
         }
@@ -1341,7 +1350,7 @@ static void collect_shards(league *L)
         char how[100];
         snprintf(how, sizeof how, "its shard came back with %d of %d games",
                  games, gpm(L));
-        finished(L, r, games < gpm(L) ? how : NULL);
+        finished(L, r, games < gpm(L) ? how : NULL, 0);
     }
 }
 
@@ -1459,6 +1468,11 @@ static int league_init(league *L, const char *dir, const maat_league_options *o,
         load_jobs(L);
     if (!rc && L->c.endpoint) /* entrants need its public key at once */
         rc = curve_ready(L, err);
+    /* once, not in every referee; a bubblewrap that stops working later
+     * makes the referees exit 5 (no result, a pause, the match again), not
+     * play unsandboxed */
+    L->sandbox_checked = maat_referee_sandbox_check(L->c.referee_args,
+                                                    L->c.n_referee_args);
     return rc;
 }
 

@@ -837,7 +837,9 @@ int maat_tournament_run(const maat_tournament *t, const maat_run_options *o,
                     fprintf(stderr, "%smaat-ladder: match %d: the referee "
                             "exited with %d%s\n", tty ? "\n" : "",
                             match_of[k], code, code == 2 ? " (a usage error: "
-                            "check the config's bots and referee_args)" : "");
+                            "check the config's bots and referee_args)" :
+                            code == 5 ? " (the machine failed, not a bot: "
+                            "above)" : "");
                 } else {
                     done++;
                     apply_keep(t, match_of[k]);

@@ -162,7 +162,7 @@ static int sandbox_failed(match *m, maat_error *err)
         int status, stopped = maat_proc_exited(b->proc, &status);
         maat_proc_drain(b->proc);
         maat_proc_output_head(b->proc, 5, head, sizeof head);
-        return maat_error_set(err, MAAT_EIO, "bot %s: the sandbox could not "
+        return maat_error_set(err, MAAT_EHOST, "bot %s: the sandbox could not "
                               "be made, the machine's failure, not the "
                               "bot's: no result written (bubblewrap %s%s%s)",
                               b->spec->name, stopped ? "stopped"

@@ -2,7 +2,8 @@
  * file of the same options), then runs a match or verifies a record.
  * Exit codes: 0 match finished (faults or not) / record verified,
  * 1 the match could not be held, 2 usage or configuration error,
- * 3 verify found differences, 4 interrupted. */
+ * 3 verify found differences, 4 interrupted, 5 the machine failed (a
+ * sandbox that could not be made): no result, play the match again. */
 #include <errno.h>
 #include <libgen.h>
 #include <limits.h>
@@ -110,7 +111,8 @@ static void usage(FILE *f)
 "  --quiet | --verbose\n"
 "  --help | --version\n"
 "Exit codes: 0 finished (even with faults), 1 could not hold the match,\n"
-"2 usage error, 3 --verify found differences, 4 interrupted.\n"
+"2 usage error, 3 --verify found differences, 4 interrupted, 5 the\n"
+"machine failed (a sandbox could not be made): no result, play it again.\n"
 "\n"
 "example: maat-referee --seed 7 --bot alice=./alice --bot bob=./bob \\\n"
 "             --record game.json --ladder ladder.jsonl\n");
@@ -709,6 +711,9 @@ int main(int argc, char **argv)
         if (r == MAAT_ESTATE) {
             fprintf(stderr, "maat-referee: %s\n", err.msg);
             rc = 4;
+        } else if (r == MAAT_EHOST) {
+            fprintf(stderr, "maat-referee: %s\n", err.msg);
+            rc = 5;
         } else if (r == MAAT_EINVAL) {
             fprintf(stderr, "maat-referee: %s\n", err.msg);
             rc = 2;

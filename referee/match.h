@@ -98,7 +98,8 @@ int maat_fault_policy_parse(const char *text, int *strikes);
 /* Play the match.  Returns MAAT_OK when every game finished (faults or
  * not); MAAT_EIO etc. with err filled when the match could not be held;
  * MAAT_ESTATE when interrupted by SIGINT/SIGTERM (no result written for
- * the unfinished game).  Every bot process is gone when this returns. */
+ * the unfinished game); MAAT_EHOST when a bot's sandbox could not be made
+ * (the machine's failure: no result written for the game).  Every bot process is gone when this returns. */
 int maat_match_run(const maat_match_config *c, maat_error *err);
 
 #endif

@@ -186,7 +186,7 @@ void match_send_bye(match *m);
 /* bots.c */
 int match_start_bots(match *m, maat_error *err);
 /* Wait for every bot's hello (until the hello time); a bot without one is
- * dead.  MAAT_EIO when a sandboxed bot's sandbox could not be made (the
+ * dead.  MAAT_EHOST when a sandboxed bot's sandbox could not be made (the
  * machine's failure: the match stops, no result written). */
 int match_await_hellos(match *m, maat_error *err);
 void match_check_processes(match *m);

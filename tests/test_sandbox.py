@@ -3,7 +3,7 @@
 cannot write outside its private /tmp, cannot reach the network, and its
 scratch files do not leak to the host.  Skipped (77) where bwrap or user
 namespaces are unavailable."""
-import json, os, pty, shutil, socket, subprocess, sys, tempfile
+import json, os, pty, shutil, signal, socket, subprocess, sys, tempfile, time
 
 REF = os.environ["MAAT_REFEREE"]
 LADDER = os.environ["MAAT_LADDER"]
@@ -201,7 +201,7 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
                             "--ladder", lad, "--record", rec, "--quiet"],
                            env=env, capture_output=True, text=True,
                            timeout=120)
-        check(p.returncode == 1 and "bot a: the sandbox could not be made, "
+        check(p.returncode == 5 and "bot a: the sandbox could not be made, "
               "the machine's failure, not the bot's: no result written" in
               p.stderr and what in p.stderr and not os.path.exists(lad) and
               not os.path.exists(rec),
@@ -229,6 +229,53 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
         else None
     check(fds is not None and "4" not in fds,
           f"the start gate does not reach the bot (its fds: {fds})")
+
+# A league checks bubblewrap once and tells its referees; one that stops
+# working afterwards (here: it works for the check, not with the start
+# gate) makes each referee exit 5: the league says the machine failed,
+# pauses, and does not fail the new entry whose validation match it was.
+with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
+    bindir, league = os.path.join(d, "bin"), os.path.join(d, "lg")
+    os.mkdir(bindir)
+    with open(os.path.join(bindir, "bwrap"), "w") as f:
+        f.write(f"#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{d}/calls'\n"
+                "case \"$*\" in *--block-fd*) echo 'bwrap: "
+                "No permissions to create new namespace' >&2; exit 1;; esac\n"
+                f"exec '{shutil.which('bwrap')}' \"$@\"\n")
+    os.chmod(os.path.join(bindir, "bwrap"), 0o755)
+    env = dict(os.environ, PATH=bindir + ":" + os.environ["PATH"])
+    env.pop("MAAT_SANDBOX", None)
+    subprocess.run([LADDER, "league", "new", league, "--reference", RANDOM,
+                    "--jobs", "1", "--validation-matches", "1"], check=True,
+                   capture_output=True, env=env)
+    conf = json.load(open(os.path.join(league, "league.json")))
+    conf.update(referee=REF)
+    json.dump(conf, open(os.path.join(league, "league.json"), "w"))
+    with open(os.path.join(league, "entries", "e.json"), "w") as f:
+        json.dump({"command": RANDOM}, f)
+    lp = subprocess.Popen([LADDER, "league", "run", league, "--quiet"],
+                          env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+
+    def evs():
+        p = os.path.join(league, "events.jsonl")
+        return [json.loads(x) for x in open(p)] if os.path.exists(p) else []
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and lp.poll() is None and sum(
+            e["event"] == "match failed" for e in evs()) < 2:
+        time.sleep(0.05)  # polling another process's file, with a deadline
+    lp.send_signal(signal.SIGTERM)
+    lp.wait(timeout=120)
+    failed = [e for e in evs() if e["event"] == "match failed"]
+    check(failed and "(the machine failed, not a bot: a sandbox could not "
+          "be made)" in failed[0]["detail"] and
+          not any(e["event"] == "failed" for e in evs()),
+          f"a league: the machine's failure fails no entry ({failed[:1]})")
+    calls = open(os.path.join(d, "calls")).read().splitlines()
+    check(len(failed) >= 2 and
+          sum("--chdir" not in x for x in calls) == 1,
+          f"a league checks bubblewrap once, not in each referee "
+          f"({len(failed)} matches, calls {[x[:40] for x in calls]})")
 
 print(f"test_sandbox: {failures} failed")
 sys.exit(1 if failures else 0)

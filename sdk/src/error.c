@@ -27,6 +27,7 @@ const char *maat_error_name(int code)
     case MAAT_ENOMEM: return "out of memory";
     case MAAT_EFORMAT: return "bad file format";
     case MAAT_ESTATE: return "wrong state";
+    case MAAT_EHOST: return "machine failure";
     default: return "unknown error";
     }
 }

@@ -15,7 +15,9 @@ enum {
     MAAT_EIO = 4,      /* a file or socket failed */
     MAAT_ENOMEM = 5,
     MAAT_EFORMAT = 6,  /* a data file breaks its format */
-    MAAT_ESTATE = 7    /* a call that does not fit the current state */
+    MAAT_ESTATE = 7,   /* a call that does not fit the current state */
+    MAAT_EHOST = 8     /* the machine failed, not the caller (a sandbox that
+                          could not be made): try again */
 };
 
 typedef struct maat_error {
