@@ -70,10 +70,15 @@ static int start_bots(match *m, int game, maat_error *err)
         /* with CURVE, a fresh key pair per spawned bot */
         char pub[41] = "", sec[41] = "", env_sk[80], env_pk[80], env_ss[80];
         if (c->curve_secret) {
-            if (zmq_curve_keypair(pub, sec) != 0 ||
-                maat_transport_allow(m->tr, b->spec->name, pub, err))
+            if (zmq_curve_keypair(pub, sec) != 0)
                 return maat_error_set(err, MAAT_EIO, "cannot make a CURVE "
                                       "key pair for %s", b->spec->name);
+            if (maat_transport_allow(m->tr, b->spec->name, pub, err)) {
+                char why[sizeof err->msg];
+                snprintf(why, sizeof why, "%s", err->msg);
+                return maat_error_set(err, MAAT_EIO, "bot %s: %s",
+                                      b->spec->name, why);
+            }
         }
         snprintf(env_sk, sizeof env_sk, "MAAT_CURVE_SERVERKEY=%s",
                  c->curve_public ? c->curve_public : "");

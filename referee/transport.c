@@ -243,16 +243,23 @@ void maat_inbound_close(maat_inbound *in)
 int maat_transport_allow(maat_transport *t, const char *name,
                          const char *z85_public, maat_error *err)
 {
-    if (t->n_allowed == MAX_KEYS)
+    /* One key per name: a bot started again for the next game of a series
+     * gets a new pair, and the old one (its stopped process's) must stop
+     * opening the door -- and must not fill the table after 64 games. */
+    int i = 0;
+    while (i < t->n_allowed && strcmp(t->allowed[i].name, name) != 0)
+        i++;
+    if (i == MAX_KEYS)
         return maat_error_set(err, MAAT_EINVAL, "more than %d CURVE keys",
                               MAX_KEYS);
-    if (strlen(z85_public) != 40 ||
-        !zmq_z85_decode(t->allowed[t->n_allowed].key, z85_public))
+    uint8_t key[32];
+    if (strlen(z85_public) != 40 || !zmq_z85_decode(key, z85_public))
         return maat_error_set(err, MAAT_EINVAL, "the CURVE key for %s is not "
                               "40 characters of Z85", name);
-    snprintf(t->allowed[t->n_allowed].name, sizeof t->allowed[0].name, "%s",
-             name);
-    t->n_allowed++;
+    memcpy(t->allowed[i].key, key, sizeof key);
+    snprintf(t->allowed[i].name, sizeof t->allowed[0].name, "%s", name);
+    if (i == t->n_allowed)
+        t->n_allowed++;
     return MAAT_OK;
 }
 

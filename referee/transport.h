@@ -42,7 +42,8 @@ maat_transport *maat_transport_new(void *zmq_context, const char *endpoint,
                                    const char *curve_secret, maat_error *err);
 
 /* Accept the CURVE public key `z85_public` (40 characters) as entrant
- * `name`.  MAAT_EINVAL if the key is not valid Z85. */
+ * `name`, in place of any key given for that name before (at most 64
+ * names).  MAAT_EINVAL if the key is not valid Z85. */
 int maat_transport_allow(maat_transport *t, const char *name,
                          const char *z85_public, maat_error *err);
 /* The ZAP socket to poll (NULL without CURVE), and handling of what

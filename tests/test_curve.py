@@ -2,7 +2,8 @@
 """Remote bots over TCP with CURVE (docs/REMOTE.md), on loopback: a known
 key plays; an unknown key and a plaintext client are refused and logged; a
 key used with another entrant's token gets no seat; spawned bots get keys
-of their own; bad key options are refused."""
+of their own, new ones each game with --fresh-bots; bad key options are
+refused."""
 import json, os, socket, subprocess, sys, tempfile, time
 
 REF = os.environ["MAAT_REFEREE"]
@@ -92,6 +93,20 @@ with tempfile.TemporaryDirectory() as d:
                 p.kill()
         if ref.poll() is None:
             ref.kill()
+
+    # spawned bots started again for every game get a new key pair each
+    # time, in place of the last: 33 games of 2 = 66 pairs, more than the
+    # 64 keys a referee holds (a series used to stop at game 32)
+    lad = os.path.join(d, "fresh.jsonl")
+    p = subprocess.run([REF, "--curve-key", os.path.join(d, "ref.key"),
+                        "--endpoint", "tcp://127.0.0.1:0", "--fresh-bots",
+                        "--games", "33", "--bot", f"a={RANDOM}",
+                        "--bot", f"b={RANDOM}", "--ladder", lad, "--quiet"],
+                       capture_output=True, text=True, timeout=300)
+    games = open(lad).read().count("\n") if os.path.exists(lad) else 0
+    check(p.returncode == 0 and games == 33,
+          f"CURVE with fresh bots: 33 games, a new key pair each "
+          f"(exit {p.returncode}, {games} games) {p.stderr[-200:]!r}")
 
     bad = subprocess.run([REF, "--allow-key", "x=abc", "--remote", "x=t",
                           "--bot", f"b={RANDOM}"], capture_output=True, text=True)
