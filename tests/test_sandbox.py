@@ -15,6 +15,21 @@ def check(cond, what):
     print(("ok   " if cond else "FAIL ") + what)
     failures += 0 if cond else 1
 
+def fake_bwrap(d, body):
+    """A `bwrap` script running `body` in DIR/bin, every call appended to
+    DIR/calls; the environment that puts it first on PATH (MAAT_SANDBOX
+    unset: the referee's default)."""
+    bindir = os.path.join(d, "bin")
+    os.makedirs(bindir, exist_ok=True)
+    with open(os.path.join(bindir, "bwrap"), "w") as f:
+        f.write(f"#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{d}/calls'\n{body}\n")
+    os.chmod(os.path.join(bindir, "bwrap"), 0o755)
+    env = dict(os.environ, PATH=bindir + ":" + os.environ["PATH"])
+    env.pop("MAAT_SANDBOX", None)
+    return env
+
+REAL_BWRAP = f"exec '{shutil.which('bwrap')}' \"$@\""
+
 if subprocess.run("bwrap --ro-bind / / true", shell=True,
                   capture_output=True).returncode != 0:
     print("bubblewrap is not usable here; skipping")
@@ -127,14 +142,8 @@ os.execv({RANDOM!r}, [{RANDOM!r}])
 # referees are then told (--sandbox-checked); not with referee_args
 # ["--no-sandbox"].  A bwrap first on PATH counts the calls.
 with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
-    bindir, calls = os.path.join(d, "bin"), os.path.join(d, "calls")
-    os.mkdir(bindir)
-    with open(os.path.join(bindir, "bwrap"), "w") as f:
-        f.write(f"#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{calls}'\n"
-                f"exec '{shutil.which('bwrap')}' \"$@\"\n")
-    os.chmod(os.path.join(bindir, "bwrap"), 0o755)
-    env = dict(os.environ, PATH=bindir + ":" + os.environ["PATH"])
-    env.pop("MAAT_SANDBOX", None)  # the default: sandboxed where it works
+    calls = os.path.join(d, "calls")
+    env = fake_bwrap(d, REAL_BWRAP)
 
     def counted(argv):
         """(exit status, bwrap checks, bwrap sandboxes) of running argv"""
@@ -184,18 +193,12 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
 # even one that says what bubblewrap would say, is charged as before, and
 # never holds the pipe.
 with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
-    bindir = os.path.join(d, "bin")
-    os.mkdir(bindir)
-    fake = os.path.join(bindir, "bwrap")
-    env = dict(os.environ, PATH=bindir + ":" + os.environ["PATH"])
     lad, rec = os.path.join(d, "l.jsonl"), os.path.join(d, "r.json")
     for body, hello, what in (
             ("echo 'bwrap: Creating new namespace failed: No space left on "
              "device' >&2\nexit 1", "60000", "stopped: bwrap: Creating new"),
             ("exec sleep 600", "1500", "had not started the bot in time")):
-        with open(fake, "w") as f:
-            f.write("#!/bin/sh\n" + body + "\n")
-        os.chmod(fake, 0o755)
+        env = fake_bwrap(d, body)
         p = subprocess.run([REF, "--sandbox-checked", "--hello-time", hello,
                             "--bot", f"a={RANDOM}", "--bot", f"b={RANDOM}",
                             "--ladder", lad, "--record", rec, "--quiet"],
@@ -235,16 +238,10 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
 # gate) makes each referee exit 5: the league says the machine failed,
 # pauses, and does not fail the new entry whose validation match it was.
 with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
-    bindir, league = os.path.join(d, "bin"), os.path.join(d, "lg")
-    os.mkdir(bindir)
-    with open(os.path.join(bindir, "bwrap"), "w") as f:
-        f.write(f"#!/bin/sh\nprintf '%s\\n' \"$*\" >> '{d}/calls'\n"
-                "case \"$*\" in *--block-fd*) echo 'bwrap: "
-                "No permissions to create new namespace' >&2; exit 1;; esac\n"
-                f"exec '{shutil.which('bwrap')}' \"$@\"\n")
-    os.chmod(os.path.join(bindir, "bwrap"), 0o755)
-    env = dict(os.environ, PATH=bindir + ":" + os.environ["PATH"])
-    env.pop("MAAT_SANDBOX", None)
+    league = os.path.join(d, "lg")
+    env = fake_bwrap(d, "case \"$*\" in *--block-fd*) echo 'bwrap: No "
+                     "permissions to create new namespace' >&2; exit 1;; "
+                     "esac\n" + REAL_BWRAP)
     subprocess.run([LADDER, "league", "new", league, "--reference", RANDOM,
                     "--jobs", "1", "--validation-matches", "1"], check=True,
                    capture_output=True, env=env)
