@@ -598,6 +598,11 @@ def idle_priority(tmp, ponder, seats=2, sandbox=False):
             if sandbox and all(nice_of(bot_pid(marker, n)) == 19 for n in idle):
                 break
             time.sleep(0.01)
+        # the referee changes priorities just after it sends the request
+        # (off the round trip): the request can be read a moment before
+        while not ponder and time.monotonic() < deadline and not all(
+                nice_of(bot_pid(marker, n)) == 19 for n in idle):
+            time.sleep(0.01)
         for name in idle:
             pid = bot_pid(marker, name)
             nice = nice_of(pid) if pid else None
