@@ -330,7 +330,7 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
     /* the bot's CPU clock is a system call to read: only when it is shown
      * (the summary) or recorded (--record-timing) */
     int timed_cpu = b->proc && (m->c->record_timing || !m->c->quiet);
-    uint64_t cpu0 = !b->out && timed_cpu ? maat_proc_cpu_ns(b->proc) : 0;
+    uint64_t cpu0 = 0;
     /* a bot that takes its time: sampled now too (fairclock.h) */
     maat_fair_sample base;
     int presample = !b->out && m->c->clock.wait_credit &&
@@ -339,9 +339,12 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
         maat_fair_sample_quick(&base, &m->fair_self, &b->fair_watch,
                                b->proc ? maat_proc_bot_pid(b->proc) : 0);
     if (!b->out && match_send_request(m, b, d, legal, n_legal) == 0) {
-        /* the priorities change while the request travels (libzmq's I/O
-         * thread writes it): two setpriority calls of ~2.5 us each, which
-         * before the send lay on every round trip (issue 19) */
+        /* The bot's CPU clock is read and the priorities change while the
+         * request travels (libzmq's I/O thread writes it; the bot runs some
+         * 10 us later at the earliest): a read of ~0.5 us and two
+         * setpriority calls of ~2.5 us each, which before the send lay on
+         * every round trip (issue 19). */
+        cpu0 = timed_cpu ? maat_proc_cpu_ns(b->proc) : 0;
         match_give_turn(m, b);
         int64_t allowed = match_base_ms(m, b) + b->bank_ms;
         int64_t credit = wait_for_answer(m, b, t0, allowed,
