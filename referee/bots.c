@@ -134,8 +134,17 @@ static int start_bots(match *m, int game, maat_error *err)
         }
         if (c->log_dir)
             match_log_path(m, b, game, log, sizeof log);
-        b->proc = (c->sandbox ? maat_proc_spawn_gated : maat_proc_spawn)(
-            cmd, env, c->log_dir ? log : NULL, NULL, &c->limits, err);
+        if (c->sandbox) {
+            int filter = maat_sandbox_filter_open(err);
+            b->proc = filter < 0 ? NULL : maat_proc_spawn_gated(
+                cmd, env, c->log_dir ? log : NULL, NULL, &c->limits, filter,
+                err);
+            if (filter >= 0)
+                close(filter);
+        } else {
+            b->proc = maat_proc_spawn(cmd, env, c->log_dir ? log : NULL,
+                                      NULL, &c->limits, err);
+        }
         if (!b->proc) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);

@@ -81,6 +81,7 @@ typedef struct child_plan {
     int out_fd;     /* pipe write end, becomes stdout and stderr */
     int exec_fd;    /* close-on-exec pipe: gets errno if exec fails */
     int gate_fd;    /* -1, or the start gate's read end: becomes fd 4 */
+    int pass_fd;    /* -1, or a descriptor for the wrapper: becomes fd 5 */
     pid_t parent;   /* to detect that the referee died before PDEATHSIG */
     struct {
         int resource;
@@ -233,13 +234,18 @@ static void child_setup_fds(const child_plan *cp)
     if ((cp->exec_fd != 3 && dup2(cp->exec_fd, 3) < 0) ||
         fcntl(3, F_SETFD, FD_CLOEXEC) != 0)
         _exit(127);
-    /* The start gate becomes fd 4, kept across exec (its source is >= 10,
-     * so neither 3 nor 4: see open_gate). */
+    /* The start gate becomes fd 4 and the passed descriptor fd 5, kept
+     * across exec (their sources are >= 10, so never 3-5: see spawn). */
     int first_closed = 4;
     if (cp->gate_fd >= 0) {
         if (dup2(cp->gate_fd, MAAT_PROC_GATE_FD) < 0)
             _exit(127);
         first_closed = MAAT_PROC_GATE_FD + 1;
+    }
+    if (cp->pass_fd >= 0) {
+        if (dup2(cp->pass_fd, MAAT_PROC_PASS_FD) < 0)
+            _exit(127);
+        first_closed = MAAT_PROC_PASS_FD + 1;
     }
     /* Nothing else the referee has open (sockets, other bots' pipes, logs)
      * may leak into a bot, even fds opened without O_CLOEXEC. */
@@ -470,7 +476,7 @@ static int open_gate(int *child_end, int *parent_end, maat_error *err)
 
 static maat_proc *spawn(const char *cmd, char *const env[],
                         const char *log_path, const char *cwd,
-                        const maat_proc_limits *lim, int gated,
+                        const maat_proc_limits *lim, int gated, int pass_fd,
                         maat_error *err)
 {
     static const maat_proc_limits no_limits;
@@ -501,6 +507,7 @@ static maat_proc *spawn(const char *cmd, char *const env[],
     child_plan cp = {.sh_argv = {sh, dash_c, (char *)cmd, NULL},
                      .cwd = cwd,
                      .gate_fd = -1,
+                     .pass_fd = -1,
                      .parent = getpid()};
     char **words = maat_proc_words(cmd);
     cp.argv = words ? words : cp.sh_argv;
@@ -517,12 +524,17 @@ static maat_proc *spawn(const char *cmd, char *const env[],
         goto fail;
     }
     cp.exec_fd = execfd[1];
-    if (gated && open_gate(&cp.gate_fd, &p->gate_fd, err) != MAAT_OK) {
+    if ((gated && open_gate(&cp.gate_fd, &p->gate_fd, err) != MAAT_OK) ||
+        (pass_fd >= 0 &&
+         (cp.pass_fd = fcntl(pass_fd, F_DUPFD_CLOEXEC, 10)) < 0 &&
+         maat_error_set(err, MAAT_EIO, "cannot duplicate a descriptor: %s",
+                        strerror(errno)))) {
         close(pipefd[0]);
         close(pipefd[1]);
         close(cp.null_fd);
         close(execfd[0]);
         close(execfd[1]);
+        close_if_open(&cp.gate_fd);
         goto fail;
     }
 
@@ -534,6 +546,7 @@ static maat_proc *spawn(const char *cmd, char *const env[],
     close(pipefd[1]);
     close(execfd[1]);
     close_if_open(&cp.gate_fd);
+    close_if_open(&cp.pass_fd);
     if (pid < 0) {
         close(pipefd[0]);
         close(execfd[0]);
@@ -576,14 +589,15 @@ maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
                            const char *log_path, const char *cwd,
                            const maat_proc_limits *lim, maat_error *err)
 {
-    return spawn(cmd, env, log_path, cwd, lim, 0, err);
+    return spawn(cmd, env, log_path, cwd, lim, 0, -1, err);
 }
 
 maat_proc *maat_proc_spawn_gated(const char *cmd, char *const env[],
                                  const char *log_path, const char *cwd,
-                                 const maat_proc_limits *lim, maat_error *err)
+                                 const maat_proc_limits *lim, int pass_fd,
+                                 maat_error *err)
 {
-    return spawn(cmd, env, log_path, cwd, lim, 1, err);
+    return spawn(cmd, env, log_path, cwd, lim, 1, pass_fd, err);
 }
 
 int maat_proc_gate_passed(maat_proc *p)

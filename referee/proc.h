@@ -70,11 +70,15 @@ maat_proc *maat_proc_spawn(const char *cmd, char *const env[],
  * process exited (or hung), a byte still there means the wrapper never got
  * as far as the bot, so the failure was the machine's, not the bot's; and
  * the bot, which never holds the pipe (bubblewrap closes it), cannot make
- * its own failure look like one. */
+ * its own failure look like one.  `pass_fd`, unless -1, is given to the
+ * child as descriptor MAAT_PROC_PASS_FD (the sandbox's system-call filter
+ * for bubblewrap's --seccomp); the caller keeps and closes its own. */
 #define MAAT_PROC_GATE_FD 4
+#define MAAT_PROC_PASS_FD 5
 maat_proc *maat_proc_spawn_gated(const char *cmd, char *const env[],
                                  const char *log_path, const char *cwd,
-                                 const maat_proc_limits *lim, maat_error *err);
+                                 const maat_proc_limits *lim, int pass_fd,
+                                 maat_error *err);
 /* 1 when the gate's byte was taken, or the process has no gate; 0 when it
  * is still there (it is then read, and the answer stays 0). */
 int maat_proc_gate_passed(maat_proc *p);

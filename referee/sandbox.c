@@ -4,12 +4,15 @@
  * namespaces it gets, and how it dies with the referee.  bots.c spawns the
  * result through proc.c like any other command.
  */
+#define _GNU_SOURCE /* memfd_create */
 #include <errno.h>
 #include <fcntl.h>
+#include <seccomp.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -19,24 +22,61 @@
 
 extern char **environ;
 
+int maat_sandbox_filter_open(maat_error *err)
+{
+    /* libseccomp writes the filter for the machine's architectures (and
+     * their syscall numbers); a program of another architecture than the
+     * referee's (i386 on amd64) is killed at its first system call: not a
+     * bot we can judge fairly anyway */
+    scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+    int fd = -1, rc = -ENOMEM;
+    if (ctx &&
+        (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setsid),
+                               0)) == 0 &&
+        (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setpgid),
+                               0)) == 0) {
+        fd = memfd_create("maat-seccomp", MFD_CLOEXEC);
+        rc = fd < 0 ? -errno : seccomp_export_bpf(ctx, fd);
+        if (rc == 0 && lseek(fd, 0, SEEK_SET) != 0)
+            rc = -errno;
+    }
+    seccomp_release(ctx);
+    if (rc != 0) {
+        if (fd >= 0)
+            close(fd);
+        maat_error_set(err, MAAT_EIO, "cannot make the sandbox's system-call "
+                       "filter (libseccomp): %s", strerror(-rc));
+        return -1;
+    }
+    return fd;
+}
+
 int maat_sandbox_works(void)
 {
     static char *const argv[] = {"bwrap", "--ro-bind", "/", "/",
-                                 "--unshare-pid", "--unshare-net", "true",
-                                 NULL};
+                                 "--unshare-pid", "--unshare-net",
+                                 "--seccomp", "3", "true", NULL};
+    maat_error err;
+    int filter = maat_sandbox_filter_open(&err);
+    if (filter < 0)
+        return 0;
     posix_spawn_file_actions_t fa;
     pid_t pid;
     int status = -1;
-    if (posix_spawn_file_actions_init(&fa) != 0)
+    if (posix_spawn_file_actions_init(&fa) != 0) {
+        close(filter);
         return 0;
+    }
     /* quiet: its complaints are the caller's to word */
     int ok = posix_spawn_file_actions_addopen(&fa, 0, "/dev/null",
                                               O_RDONLY, 0) == 0 &&
              posix_spawn_file_actions_addopen(&fa, 1, "/dev/null",
                                               O_WRONLY, 0) == 0 &&
              posix_spawn_file_actions_adddup2(&fa, 1, 2) == 0 &&
+             posix_spawn_file_actions_adddup2(&fa, filter, 3) == 0 &&
              posix_spawnp(&pid, "bwrap", &fa, NULL, argv, environ) == 0;
     posix_spawn_file_actions_destroy(&fa);
+    close(filter);
     if (!ok)
         return 0; /* not installed */
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -237,9 +277,14 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
     /* The start gate (proc.h): bubblewrap takes its byte once the sandbox
      * is made, so a bot that never said hello is told apart from a sandbox
      * that could not be made -- the machine's failure, not the bot's. */
-    char gate[32];
-    snprintf(gate, sizeof gate, "--block-fd %d", MAAT_PROC_GATE_FD);
-    add(out, len, gate);
+    char fds[64];
+    snprintf(fds, sizeof fds, "--block-fd %d", MAAT_PROC_GATE_FD);
+    add(out, len, fds);
+    /* No session or process group of its own (setsid, setpgid: EPERM): all
+     * it starts stays in the group the referee lowers while others decide
+     * and whose CPU the fair clock counts (maat_sandbox_filter_open). */
+    snprintf(fds, sizeof fds, "--seccomp %d", MAAT_PROC_PASS_FD);
+    add(out, len, fds);
     add(out, len, "--chdir");
     add_quoted(out, len, cwd);
     /* A command that means the same without a shell runs without one

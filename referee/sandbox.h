@@ -7,6 +7,8 @@
 
 #include <stdint.h>
 
+#include "maat/error.h"
+
 /* What one bot's sandbox is made of. */
 typedef struct maat_sandbox {
     const char *socket_path; /* the seat's socket file: the only one seen */
@@ -21,6 +23,14 @@ typedef struct maat_sandbox {
  * asks once for all the referees of a run. */
 int maat_sandbox_works(void);
 
+/* The system-call filter a sandboxed bot runs under, compiled (BPF) into a
+ * new descriptor to give bubblewrap's --seccomp, which reads it to its end
+ * (so one descriptor a bot; close it after the spawn): setsid and setpgid
+ * fail with EPERM, so every process a bot starts stays in the process
+ * group the referee lowers while others decide (nice 19) and whose CPU the
+ * fair clock counts.  -1 with err when libseccomp cannot make it. */
+int maat_sandbox_filter_open(maat_error *err);
+
 /* Write into out (len bytes) the command that runs `cmd` in a bubblewrap
  * sandbox (quoted words only, so that proc.c runs it without /bin/sh when
  * bwrap is on PATH; `cmd` runs without a shell inside when it needs none):
@@ -31,7 +41,9 @@ int maat_sandbox_works(void);
  * `hide` that exists is replaced by an empty directory or file, except a
  * directory holding the working directory or a path the command names
  * (counted in *unhidden).  bubblewrap waits for the start gate's byte
- * (proc.h): run the command with maat_proc_spawn_gated.  -1
+ * and reads the filter from descriptor MAAT_PROC_PASS_FD (proc.h): run
+ * the command with maat_proc_spawn_gated and maat_sandbox_filter_open's
+ * descriptor.  -1
  * when socket_path is NULL or the result does not fit. */
 int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
                          size_t len, int *unhidden);

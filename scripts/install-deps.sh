@@ -3,7 +3,7 @@
 # Run as root (or with sudo).  Installs nothing that is already present.
 set -euo pipefail
 pkgs=(meson ninja-build pkg-config gcc clang libclang-rt-14-dev
-      libzmq3-dev libmsgpack-dev libjansson-dev libsodium-dev
+      libzmq3-dev libmsgpack-dev libjansson-dev libsodium-dev libseccomp-dev
       python3 python3-zmq python3-msgpack jq procps parallel bubblewrap valgrind
       chromium)
 missing=()

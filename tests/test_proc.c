@@ -757,17 +757,25 @@ static void test_sandbox_words(void)
 
 /* The start gate: a child that takes fd 4's byte passed it, one that exits
  * without has not (and stays so), an ungated process has nothing to pass;
- * the gate is fd 4 and nothing above it reaches the child. */
+ * the gate is fd 4, a passed descriptor fd 5 (the last two: its content
+ * read there), and nothing above them reaches the child. */
 static void test_start_gate(void)
 {
     maat_error err = {0};
     const char *cmds[] = {"head -c 1 <&4 >/dev/null", "exit 1",
-                          "ls /proc/self/fd | tr '\\n' ' '"};
-    const int want[] = {1, 0, 0};
-    for (int i = 0; i < 3; i++) {
+                          "ls /proc/self/fd | tr '\\n' ' '",
+                          "ls /proc/self/fd | tr '\\n' ' '; cat <&5"};
+    const int want[] = {1, 0, 0, 0};
+    for (int i = 0; i < 4; i++) {
         const char *log = tmp_path("gate.log");
+        int pass[2] = {-1, -1};
+        if (i == 3)
+            CHECK(pipe(pass) == 0 && write(pass[1], "passed", 6) == 6 &&
+                      close(pass[1]) == 0, "a pipe to pass");
         maat_proc *p = maat_proc_spawn_gated(cmds[i], NULL, log, NULL, NULL,
-                                             &err);
+                                             pass[0], &err);
+        if (pass[0] >= 0)
+            close(pass[0]);
         CHECK(p != NULL, "gated spawn '%s': %s", cmds[i], err.msg);
         if (!p)
             continue;
@@ -776,11 +784,12 @@ static void test_start_gate(void)
                   maat_proc_gate_passed(p) == want[i],
               "'%s': gate passed %d, want %d twice", cmds[i],
               maat_proc_gate_passed(p), want[i]);
-        if (i == 2) { /* ls's own directory is fd 3 (the exec pipe's
+        if (i >= 2) { /* ls's own directory is fd 3 (the exec pipe's
                          number, closed by exec) */
             char *fds = slurp(log, NULL);
-            CHECK(fds && !strcmp(fds, "0 1 2 3 4 "), "the child's fds: %s",
-                  fds ? fds : "(no log)");
+            CHECK(fds && !strcmp(fds, i == 2 ? "0 1 2 3 4 "
+                                             : "0 1 2 3 4 5 passed"),
+                  "the child's fds: %s", fds ? fds : "(no log)");
             free(fds);
         }
         finish(&p);

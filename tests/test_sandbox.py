@@ -49,6 +49,14 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
 touch '{marker}' 2>/dev/null && echo WROTE-OUTSIDE
 echo scratch > /tmp/maat-sandbox-scratch && echo SCRATCH-OK
 python3 -c "import socket; socket.create_connection(('127.0.0.1', {port}), 2)" 2>/dev/null && echo NET-OK
+/usr/bin/python3 -c "
+import os
+for name, call in (('SETSID', os.setsid), ('SETPGID', lambda: os.setpgid(0, 0))):
+    try:
+        call()
+        print(name, 'done')
+    except OSError as e:
+        print(name, 'refused', e.errno)"
 exec {RANDOM}
 """)
     os.chmod(probe, 0o755)
@@ -69,6 +77,9 @@ exec {RANDOM}
     check("WROTE-OUTSIDE" not in log and not os.path.exists(marker),
           "the bot cannot write outside /tmp")
     check("NET-OK" not in log, "the bot cannot reach the network")
+    check("SETSID refused 1" in log and "SETPGID refused 1" in log,
+          "the bot can make no session or process group of its own "
+          f"(setsid, setpgid: EPERM): {log!r}")
     try:
         listener.accept()
         check(False, "no connection reached the host's loopback listener")
