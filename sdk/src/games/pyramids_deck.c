@@ -87,6 +87,7 @@ int maat_pyr_deck_parse(maat_pyr_deck *d, const char *text, size_t len,
                         const char *name, maat_error *err)
 {
     deck_parser p = {.d = d};
+    memset(d, 0, sizeof *d); /* padding too: equal decks are equal bytes */
     maat_kit_reader r = {.name = name, .err = err, .out = &p};
     int rc = maat_kit_lines(&r, text, len, 3, card_line);
     if (rc)
@@ -95,6 +96,7 @@ int maat_pyr_deck_parse(maat_pyr_deck *d, const char *text, size_t len,
         return maat_kit_fail(&r, "the deck has %d cards; it must have "
                              "exactly %d (ids 0..%d)", p.cards,
                              MAAT_PYR_CARDS, MAAT_PYR_CARDS - 1);
+    maat_pyr_deck_derive(d);
     return MAAT_OK;
 }
 

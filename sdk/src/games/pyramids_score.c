@@ -30,9 +30,10 @@
  * end is the largest ever seen). */
 #define PYR_NODES (PYR_CELLS * 3)
 typedef struct {
-    uint8_t colour[PYR_NODES];
-    uint8_t parent[PYR_NODES];
-    uint8_t size[PYR_NODES];
+    /* (+1: a card's three stones are written as one 4-byte word) */
+    uint8_t colour[PYR_NODES + 1];
+    uint8_t parent[PYR_NODES + 1];
+    uint8_t size[PYR_NODES + 1];
     int largest[MAAT_PYR_COLOURS];
 } stones;
 
@@ -104,42 +105,25 @@ static int groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
     memset(g.largest, 0, sizeof g.largest);
     for (uint32_t m = occ; m; m &= m - 1) {
         int b = __builtin_ctz(m), f = 3 * b;
-        const maat_pyr_card *c = &d->card[grid[b]];
-        int ns = c->n_stones, c0 = c->stone[0], c1 = c->stone[1];
+        const maat_pyr_card_scoring *c = &d->scoring[grid[b]];
+        int ns = c->n_stones;
         glyphs += c->glyph == MAAT_PYR_GLYPH_PYRAMID;
         count[b] = (uint8_t)ns;
-        /* the card's stones; neighbours of one colour are one group
-         * from the start */
-        present |= 1u << c0 | 1u << c1;
-        g.colour[f] = (uint8_t)c0;
-        g.colour[f + 1] = (uint8_t)c1;
-        g.parent[f] = (uint8_t)f;
-        int r = f; /* the root of the stones' run so far */
-        if (c1 == c0) {
-            g.parent[f + 1] = (uint8_t)f;
-            g.size[f] = 2;
-            if (g.largest[c0] < 2)
-                g.largest[c0] = 2;
-        } else {
-            g.parent[f + 1] = (uint8_t)(f + 1);
-            g.size[f] = 1;
-            g.size[f + 1] = 1;
-            r = f + 1;
-        }
-        for (int k = 2; k < ns; k++) {
-            int colour = c->stone[k], prev = c->stone[k - 1];
-            present |= 1u << colour;
-            g.colour[f + k] = (uint8_t)colour;
-            if (colour == prev) {
-                g.parent[f + k] = (uint8_t)r;
-                if (++g.size[r] > g.largest[colour])
-                    g.largest[colour] = g.size[r];
-            } else {
-                g.parent[f + k] = (uint8_t)(f + k);
-                g.size[f + k] = 1;
-                r = f + k;
-            }
-        }
+        present |= c->shows;
+        /* the card's stones, its runs of one colour already one group
+         * each (maat_pyr_deck_derive): colours, parents and sizes as a
+         * word each, written over the next cell's first stone, which is
+         * written after, if there is a card there, or never read.  The
+         * parents are the runs' first stones as offsets: f added to each
+         * byte (no carry: f + 2 < 256). */
+        uint32_t parents;
+        memcpy(&g.colour[f], c->colour, 4);
+        memcpy(&parents, c->run, 4);
+        parents += (uint32_t)f * 0x01010101u;
+        memcpy(&g.parent[f], &parents, 4);
+        memcpy(&g.size[f], c->size, 4);
+        if (c->run_len > g.largest[c->run_colour])
+            g.largest[c->run_colour] = c->run_len;
         /* the card to the left, then below-left, then below-right: all
          * gathered before this one */
         if (has_left >> b & 1)
@@ -161,17 +145,37 @@ void maat_pyr_groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
     groups(d, s, largest);
 }
 
-/* The colours a card shows (bit c), and its stones per colour, one byte
- * per colour in a word. */
-static inline unsigned card_shows(const maat_pyr_card *card, uint64_t *per)
+void maat_pyr_deck_derive(maat_pyr_deck *d)
 {
-    unsigned shows = 0;
-    for (int j = 0; j < card->n_stones; j++)
-        if (card->stone[j] < MAAT_PYR_COLOURS) {
-            shows |= 1u << card->stone[j];
-            *per += 1ull << 8 * card->stone[j];
+    for (int id = 0; id < MAAT_PYR_CARDS; id++) {
+        const maat_pyr_card *card = &d->card[id];
+        maat_pyr_card_scoring *c = &d->scoring[id];
+        int ns = card->n_stones < 3 ? card->n_stones : 3;
+        memset(c, 0, sizeof *c);
+        c->n_stones = card->n_stones;
+        c->glyph = card->glyph;
+        for (int k = 0; k < ns; k++) {
+            int colour = card->stone[k];
+            c->colour[k] = (uint8_t)colour;
+            if (colour < MAAT_PYR_COLOURS) {
+                c->shows |= (uint8_t)(1u << colour);
+                c->stones += 1ull << 8 * colour;
+            }
+            if (k > 0 && colour == card->stone[k - 1]) {
+                c->run[k] = c->run[k - 1];
+                c->size[c->run[k]]++;
+            } else {
+                c->run[k] = (uint8_t)k;
+                c->size[k] = 1;
+            }
         }
-    return shows;
+        for (int k = 0; k < ns; k++)
+            if (c->size[k] >= 2 && c->size[k] > c->run_len &&
+                c->colour[k] < MAAT_PYR_COLOURS) {
+                c->run_len = c->size[k];
+                c->run_colour = c->colour[k];
+            }
+    }
 }
 
 /* A bit per colour spread to the low bit of its byte, for each of the 32
@@ -192,11 +196,11 @@ static int obelisk_points(const maat_pyr_deck *d, const maat_pyr_seat *s,
     static const int table[6] = {0, 1, 3, 6, 10, 15};
     /* cards showing each colour, one byte per colour: each card adds 1 to
      * the byte of every colour it shows, however many stones of it */
-    uint64_t k = 0, stones = 0;
+    uint64_t k = 0;
     for (int i = 0; i < s->obelisk_n; i++) {
-        const maat_pyr_card *card = &d->card[s->obelisk[i]];
+        const maat_pyr_card_scoring *card = &d->scoring[s->obelisk[i]];
         *glyphs += card->glyph == MAAT_PYR_GLYPH_OBELISK;
-        k += colour_bytes[card_shows(card, &stones)];
+        k += colour_bytes[card->shows];
     }
     int best = 0;
     for (int c = 0; c < MAAT_PYR_COLOURS; c++) {
@@ -219,9 +223,9 @@ static uint64_t tomb_stones(const maat_pyr_deck *d, const maat_pyr_seat *s,
 {
     uint64_t n = 0;
     for (int i = 0; i < s->tomb_n; i++) {
-        const maat_pyr_card *c = &d->card[s->tomb[i]];
+        const maat_pyr_card_scoring *c = &d->scoring[s->tomb[i]];
         *glyphs += c->glyph == MAAT_PYR_GLYPH_TOMB;
-        card_shows(c, &n);
+        n += c->stones;
     }
     return n;
 }

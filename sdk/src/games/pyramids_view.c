@@ -355,6 +355,7 @@ maat_setup *pyr_setup_decode(const msgpack_object *o, maat_error *err)
         maat_kit_setup_destroy(&s);
         return NULL;
     }
+    maat_pyr_deck_derive(&s->deck);
     return s;
 }
 

@@ -70,8 +70,27 @@ typedef struct maat_pyr_card {
     uint8_t glyph;
 } maat_pyr_card;
 
+/* What scoring needs of a card, worked out once per deck from its stones
+ * (maat_pyr_deck_derive) instead of at every card of every scoring.
+ * Bytes per stone k (0..2; byte 3 is 0), so they are copied as words: */
+typedef struct maat_pyr_card_scoring {
+    uint64_t stones;     /* stones per colour, colour c in bits 8c..8c+7 */
+    uint8_t colour[4];   /* stone k's colour (0 past the last stone) */
+    uint8_t run[4];      /* the first stone of the run of one colour that
+                            stone k is in (k when alone) */
+    uint8_t size[4];     /* the length of the run stone k starts */
+    uint8_t n_stones;
+    uint8_t shows;       /* the colours it shows, bit c for colour c */
+    uint8_t run_colour;  /* its longest run of one colour, when of 2 or 3 */
+    uint8_t run_len;     /* stones; 0 when every stone differs from the next */
+    uint8_t glyph;
+} maat_pyr_card_scoring;
+
 typedef struct maat_pyr_deck {
     maat_pyr_card card[MAAT_PYR_CARDS];
+    /* derived from card[] by maat_pyr_deck_derive, which the deck's
+     * readers call: a deck filled by hand must call it too */
+    maat_pyr_card_scoring scoring[MAAT_PYR_CARDS];
 } maat_pyr_deck;
 
 typedef struct maat_pyr_seat {
@@ -114,6 +133,9 @@ maat_pyr_state *maat_pyr_state_mut(maat_game *g);
 int maat_pyr_deck_parse(maat_pyr_deck *d, const char *text, size_t len,
                         const char *name, maat_error *err);
 int maat_pyr_deck_load(maat_pyr_deck *d, const char *path, maat_error *err);
+/* Fills d->scoring from d->card (maat_pyr_deck_parse and the SDK's
+ * setup decoder call it). */
+void maat_pyr_deck_derive(maat_pyr_deck *d);
 /* The reference deck (sdk/data/pyramids-deck.txt, built into the library). */
 const char *maat_pyr_reference_deck_text(size_t *len);
 
