@@ -95,6 +95,7 @@ static int groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
     int glyphs = 0; /* pyramid cards with the pyramid glyph, for scoring */
     stones g;
     uint8_t count[PYR_CELLS]; /* stone count of the card at each cell */
+    uint8_t right[PYR_CELLS]; /* colours of its right half (cells 3..5) */
     const int8_t *grid = &s->grid[0][0];
     uint32_t occ = pyr_occupied(s), present = 0;
     /* bit b set: the card at b has one at its left (b - 1), below-left
@@ -109,6 +110,7 @@ static int groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
         int ns = c->n_stones;
         glyphs += c->glyph == MAAT_PYR_GLYPH_PYRAMID;
         count[b] = (uint8_t)ns;
+        right[b] = c->right_half;
         present |= c->shows;
         /* the card's stones, its runs of one colour already one group
          * each (maat_pyr_deck_derive): colours, parents and sizes as a
@@ -128,9 +130,12 @@ static int groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
          * gathered before this one */
         if (has_left >> b & 1)
             join(&g, f - 3 + count[b - 1] - 1, f);
-        if (has_below_left >> b & 1)
+        /* (halves with no colour in common: no stone to join, the usual
+         * case with five colours) */
+        if ((has_below_left >> b & 1) && (right[b - 7] & c->left_half))
             join_halves(&g, f - 21, count[b - 7], f, ns);
-        if (has_below_right >> b & 1)
+        if ((has_below_right >> b & 1) &&
+            (c->right_half & d->scoring[grid[b - 6]].left_half))
             join_halves(&g, f, ns, f - 18, count[b - 6]);
     }
     /* a colour whose stones never joined: groups of one */
@@ -168,6 +173,15 @@ void maat_pyr_deck_derive(maat_pyr_deck *d)
                 c->run[k] = (uint8_t)k;
                 c->size[k] = 1;
             }
+        }
+        for (int k = 0; k < ns; k++) {
+            /* stone k covers cells 6k/ns .. 6(k+1)/ns - 1 */
+            uint8_t bit = (uint8_t)(c->colour[k] < MAAT_PYR_COLOURS
+                                        ? 1u << c->colour[k] : 0);
+            if (6 * k / ns <= 2)
+                c->left_half |= bit;
+            if ((6 * (k + 1) - 1) / ns >= 3)
+                c->right_half |= bit;
         }
         for (int k = 0; k < ns; k++)
             if (c->size[k] >= 2 && c->size[k] > c->run_len &&
