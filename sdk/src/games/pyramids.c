@@ -373,6 +373,16 @@ static inline int bits_set(uint32_t m)
     return (int)(m * 0x01010101u >> 24);
 }
 
+/* The same for a mask of a few bits, as a seat's spots are (one to four
+ * in a playout): a step a bit, cheaper than bits_set's dozen. */
+static inline int few_bits_set(uint32_t m)
+{
+    int n = 0;
+    for (; m; m &= m - 1)
+        n++;
+    return n;
+}
+
 /* Every build action into out (room for all); returns how many.  The
  * list is card by card, each card's part spot by spot; it is written
  * spot by spot, each spot's quad found once for the (up to) three cards,
@@ -390,7 +400,7 @@ write_builds(const maat_pyr_seat *s, int hand_n, uint32_t spots, int with,
     tails_of(tail[2], h[0], h[1], with);
     for (int c = 0; c < 3; c++)
         head[c] = maat_kit_quad_of(MAAT_PYR_BUILD, h[c], 0, 0);
-    int step = bits_set(spots) * ne;
+    int step = few_bits_set(spots) * ne;
     char *o = (char *)out;
     for (uint32_t m = spots; m; m &= m - 1) {
         const maat_kit_quad sq = spot_quad[__builtin_ctz(m)];
