@@ -62,8 +62,8 @@ static int deal_card(maat_pyr_state *st)
 
 static void end_game(maat_pyr_state *st, maat_events *ev);
 
-static __attribute__((noinline)) void start_round(maat_pyr_state *st,
-                                                  maat_events *ev)
+static inline __attribute__((always_inline)) void
+start_round_body(maat_pyr_state *st, maat_events *ev)
 {
     if (st->deck_pos + 2 * st->seats > MAAT_PYR_CARDS) {
         end_game(st, ev); /* only a hand-made state runs out of cards */
@@ -98,6 +98,29 @@ static void end_game(maat_pyr_state *st, maat_events *ev)
     st->phase = MAAT_PYR_OVER;
     st->to_move = -1;
     emit(ev, MAAT_PYR_EV_END, -1, 0, 0, 0);
+}
+
+/* The start of a round out of line (once a round, kept out of the
+ * decisions that lead to it), made twice: with an event list, and
+ * without one (a playout's), where the emits fold away and nothing need
+ * be kept across a call, so no register is saved. */
+static __attribute__((noinline)) void start_round_ev(maat_pyr_state *st,
+                                                     maat_events *ev)
+{
+    start_round_body(st, ev);
+}
+
+static __attribute__((noinline)) void start_round_play(maat_pyr_state *st)
+{
+    start_round_body(st, NULL);
+}
+
+static inline void start_round(maat_pyr_state *st, maat_events *ev)
+{
+    if (ev)
+        start_round_ev(st, ev);
+    else
+        start_round_play(st);
 }
 
 /* Next seat (from the first player clockwise, from st->cursor on) that
