@@ -108,7 +108,7 @@ static int groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
         int b = __builtin_ctz(m), f = 3 * b;
         const maat_pyr_card_scoring *c = &d->scoring[grid[b]];
         int ns = c->n_stones;
-        glyphs += c->glyph == MAAT_PYR_GLYPH_PYRAMID;
+        glyphs += c->glyph_is[MAAT_PYR_GLYPH_PYRAMID];
         count[b] = (uint8_t)ns;
         right[b] = c->right_half;
         present |= c->shows;
@@ -159,6 +159,8 @@ void maat_pyr_deck_derive(maat_pyr_deck *d)
         memset(c, 0, sizeof *c);
         c->n_stones = card->n_stones;
         c->glyph = card->glyph;
+        if (card->glyph < 4)
+            c->glyph_is[card->glyph] = 1;
         for (int k = 0; k < ns; k++) {
             int colour = card->stone[k];
             c->colour[k] = (uint8_t)colour;
@@ -213,7 +215,7 @@ static int obelisk_points(const maat_pyr_deck *d, const maat_pyr_seat *s,
     uint64_t k = 0;
     for (int i = 0; i < s->obelisk_n; i++) {
         const maat_pyr_card_scoring *card = &d->scoring[s->obelisk[i]];
-        *glyphs += card->glyph == MAAT_PYR_GLYPH_OBELISK;
+        *glyphs += card->glyph_is[MAAT_PYR_GLYPH_OBELISK];
         k += colour_bytes[card->shows];
     }
     int best = 0;
@@ -238,7 +240,7 @@ static uint64_t tomb_stones(const maat_pyr_deck *d, const maat_pyr_seat *s,
     uint64_t n = 0;
     for (int i = 0; i < s->tomb_n; i++) {
         const maat_pyr_card_scoring *c = &d->scoring[s->tomb[i]];
-        *glyphs += c->glyph == MAAT_PYR_GLYPH_TOMB;
+        *glyphs += c->glyph_is[MAAT_PYR_GLYPH_TOMB];
         n += c->stones;
     }
     return n;

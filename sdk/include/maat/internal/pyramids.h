@@ -84,6 +84,7 @@ typedef struct maat_pyr_card_scoring {
     uint8_t run_colour;  /* its longest run of one colour, when of 2 or 3 */
     uint8_t run_len;     /* stones; 0 when every stone differs from the next */
     uint8_t glyph;
+    uint8_t glyph_is[4]; /* glyph_is[g]: 1 when its glyph is g, else 0 */
     uint8_t left_half;   /* colours of the stones on cells 0..2 of its 6 */
     uint8_t right_half;  /* ... on cells 3..5 (bit c for colour c) */
 } maat_pyr_card_scoring;
