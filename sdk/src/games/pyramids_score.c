@@ -83,14 +83,15 @@ static inline void join_halves(stones *g, int left, int left_n, int right,
 #define COL_LAST (COL_FIRST << 6)
 
 /* maat_pyr_groups, and the number of pyramid cards with the pyramid
- * glyph (scoring's, counted on the way); static, like obelisk_points, so
- * that scoring calls it directly rather than through the shared
+ * glyph (scoring's, counted on the way); inline, so that scoring (once
+ * per seat) pays no call and no registers saved for it, nor the shared
  * library's PLT.  The cards are visited stage by stage, left to right, as
  * the bits of the occupied cells (bit 7 * stage + i, the cell's index in
  * the grid too), so only the cards there cost anything; which
  * neighbours each has is read from three masks made at the start. */
-static int groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
-                  int largest[MAAT_PYR_COLOURS])
+static inline __attribute__((always_inline)) int
+groups(const maat_pyr_deck *d, const maat_pyr_seat *s,
+       int largest[MAAT_PYR_COLOURS])
 {
     int glyphs = 0; /* pyramid cards with the pyramid glyph, for scoring */
     stones g;
