@@ -268,17 +268,22 @@ void maat_pyr_score_all(const maat_pyr_state *st, maat_score *out)
         out[i].part[MAAT_PYR_S_OBELISK] = obelisk_points(d, s, &glyphs);
         out[i].part[MAAT_PYR_S_GLYPHS] = 2 * glyphs;
     }
+    /* The most stones of each colour in a tomb: all five colours at once,
+     * a byte each (at most 30 < 128, so a byte's top bit is free for the
+     * comparisons): the most so far, and who has them (seat + 1; 0 for
+     * nobody, or a tie for the most). */
+    const uint64_t ones = 0x0101010101ull, tops = ones << 7;
+    uint64_t best = 0, who = 0;
+    for (int i = 0; i < st->seats; i++) {
+        uint64_t t = tomb[i], same = best ^ t;
+        uint64_t more = ~((best | tops) - t) & tops; /* t's byte > best's */
+        uint64_t tie = ~((same | tops) - ones) & tops; /* t's == best's */
+        uint64_t m = (more >> 7) * 0xff, e = (tie >> 7) * 0xff;
+        best = (t & m) | (best & ~m);
+        who = ((uint64_t)(i + 1) * ones & m) | (who & ~m & ~e);
+    }
     for (int c = 0; c < MAAT_PYR_COLOURS; c++) {
-        int best = 0, holder = -1;
-        for (int i = 0; i < st->seats; i++) {
-            int n = (int)(tomb[i] >> 8 * c & 0xff);
-            if (n > best) {
-                best = n;
-                holder = i;
-            } else if (n == best) {
-                holder = -1; /* a tie for the most: nobody */
-            }
-        }
+        int holder = (int)(who >> 8 * c & 0xff) - 1;
         if (holder >= 0)
             out[holder].part[MAAT_PYR_S_TOMB] += 5;
     }
