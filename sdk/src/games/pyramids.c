@@ -864,7 +864,7 @@ PYR_BODY build_body(maat_pyr_state *st, const maat_action *a,
     s->hand_n = (uint8_t)(s->hand_n - l[2]);
     return build_done(st, s, a, ev);
 }
-PYR_APPLY_EV(apply_build, build_body)
+PYR_APPLY(build_any, build_body)
 
 /* Which of a full hand's slots first holds `card`, as a bit (1, 2 or 4),
  * 0 if none (hand_bit for a hand of three, without keeping its bytes
@@ -934,7 +934,7 @@ static __attribute__((noinline)) int apply_build(maat_pyr_state *st,
         s->obelisk[s->obelisk_n++] = (uint8_t)ob;
     return next_pair(st, NULL);
 general:
-    return apply_build_ev(st, a, NULL, err);
+    return build_any(st, a, err);
 }
 
 PYR_BODY keep_body(maat_pyr_state *st, const maat_action *a,
@@ -972,7 +972,7 @@ static int apply(maat_game *g, const maat_action *a, maat_events *ev,
         case MAAT_PYR_PAIR:
             return apply_pair_ev(st, a, ev, err);
         case MAAT_PYR_BUILD:
-            return apply_build_ev(st, a, ev, err);
+            return build_any_ev(st, a, ev, err);
         default:
             return apply_keep_ev(st, a, ev, err);
         }
