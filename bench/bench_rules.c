@@ -14,8 +14,13 @@
  * the referee's own overhead is measured elsewhere (docs/PERFORMANCE.md).
  *
  *   bench-rules [--game pyramids] [--seconds 2] [--seed 1] [--seats N]
+ *               [--games N]
  *
  * --seats N measures only that seat count (handy under a profiler).
+ * --games N plays exactly N games per seat count instead of for a time:
+ * the same games every run, so that two builds' instruction counts under
+ * callgrind compare exactly (a timed run's count per game moves by a few
+ * tens with the games it happens to reach).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -32,7 +37,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: bench-rules [--game NAME] [--seconds S] [--seed N] "
-            "[--seats N]\n"
+            "[--seats N] [--games N]\n"
             "Plays random full games through the rules engine (legal-action "
             "enumeration at\n"
             "every decision, uniform pick) for S seconds of wall time per "
@@ -40,7 +45,8 @@ static void usage(FILE *f)
             "one thread, and prints games/s and decisions/s.\n"
             "Defaults: pyramids, 2 s, seed 1, every seat count the game "
             "allows\n"
-            "(--seats N: only N).\n");
+            "(--seats N: only N; --games N: exactly N games each, the same\n"
+            "games every run, for instruction counts that compare).\n");
 }
 
 static double clock_s(clockid_t id)
@@ -209,8 +215,8 @@ over:
 }
 
 static int bench_seats(const maat_rules *r, const maat_setup *setup,
-                       uint64_t seed, int seats, double seconds, result *out,
-                       long long *sink)
+                       uint64_t seed, int seats, double seconds,
+                       long long n_games, result *out, long long *sink)
 {
     /* the players' choices: a stream keyed from the seed and the seat
      * count; the deals: the short seeds seed, seed + 1, ... (any key costs
@@ -234,7 +240,7 @@ static int bench_seats(const maat_rules *r, const maat_setup *setup,
         decisions += d;
         games++;
         t = now();
-    } while (t - t0 < seconds);
+    } while (n_games ? games < n_games : t - t0 < seconds);
     out->games = games;
     out->decisions = decisions;
     out->seconds = t - t0;
@@ -248,6 +254,7 @@ int main(int argc, char **argv)
     double seconds = 2.0;
     unsigned long long seed = 1;
     int only_seats = 0;
+    long long n_games = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -274,6 +281,16 @@ int main(int argc, char **argv)
                                 "integer, not '%s'\n", v);
                 return 2;
             }
+            i++;
+        } else if (v && !strcmp(a, "--games")) {
+            errno = 0;
+            long long n = strtoll(v, &end, 10);
+            if (errno || end == v || *end || n < 1) {
+                fprintf(stderr, "bench-rules: --games wants a positive "
+                                "integer, not '%s'\n", v);
+                return 2;
+            }
+            n_games = n;
             i++;
         } else if (v && !strcmp(a, "--seats")) {
             errno = 0;
@@ -330,7 +347,8 @@ int main(int argc, char **argv)
     int rc = 0;
     for (int seats = lo; seats <= hi; seats++) {
         result res;
-        if (bench_seats(r, setup, seed, seats, seconds, &res, &sink)) {
+        if (bench_seats(r, setup, seed, seats, seconds, n_games, &res,
+                        &sink)) {
             rc = 1;
             break;
         }
