@@ -579,49 +579,63 @@ static inline int put_list(maat_action *out, const maat_kit_quad lists[][5],
     return one_count[m];
 }
 
+/* The GOD list (cap >= 5 for the table's five slots, else one by one). */
+static inline int god_actions(const maat_pyr_state *st, maat_action *out,
+                              int cap)
+{
+    int n = 0;
+    if (cap >= 5) {
+        /* the sign bits of quarry (10 bytes, -1 = taken) and tile_owner
+         * (the 6 bytes after it, -1 = free): tile t free at bit 10 + t;
+         * as bit t - 1 */
+        uint32_t free = maat_kit_signs16(st->quarry) >> 11 &
+                        (st->seats <= 3 ? 0xFu : 0x1Fu);
+        if (st->set_aside >= 1 && st->set_aside <= 5)
+            free &= ~(1u << (st->set_aside - 1));
+        return put_list(out, god_lists, free);
+    }
+    for (int t = 1; t <= 5; t++)
+        if (tile_available(st, t))
+            put(out, cap, &n, MAAT_PYR_GOD, t, -1, -1, -1, -1);
+    return n;
+}
+
+static inline int pair_actions(const maat_pyr_state *st,
+                               const maat_pyr_seat *s, maat_action *out,
+                               int cap)
+{
+    int n = 0;
+    if (cap >= 5 && st->seats <= 5) {
+        if (s->hand_n > 1)
+            return 0;
+        return put_list(out, pair_lists,
+                        pairs_there(st->quarry) & ((1u << st->seats) - 1));
+    }
+    for (int i = 0; i < st->seats && s->hand_n <= 1; i++)
+        if (st->quarry[i][0] >= 0)
+            put(out, cap, &n, MAAT_PYR_PAIR, i, -1, -1, -1, -1);
+    return n;
+}
+
 static int legal_actions(const maat_game *g, maat_action *out, int cap)
 {
     const maat_pyr_state *st = &g->st;
-    int n = 0;
-    if (st->phase == MAAT_PYR_OVER)
+    /* each decision in two tests, as apply (GOD, PAIR and BUILD come as
+     * often); a phase past KEEP, OVER or any other, has none */
+    unsigned phase = (unsigned)st->phase;
+    if (phase < MAAT_PYR_BUILD) {
+        if (phase == MAAT_PYR_GOD)
+            return god_actions(st, out, cap);
+        return pair_actions(st, &st->seat[st->to_move], out, cap);
+    }
+    if (phase == MAAT_PYR_BUILD)
+        return build_actions(st, &st->seat[st->to_move], out, cap);
+    if (phase != MAAT_PYR_KEEP)
         return 0;
     const maat_pyr_seat *s = &st->seat[st->to_move];
-    switch (st->phase) {
-    case MAAT_PYR_GOD:
-        if (cap >= 5) {
-            /* the sign bits of quarry (10 bytes, -1 = taken) and
-             * tile_owner (the 6 bytes after it, -1 = free): tile t free
-             * at bit 10 + t; as bit t - 1 */
-            uint32_t free = maat_kit_signs16(st->quarry) >> 11 &
-                            (st->seats <= 3 ? 0xFu : 0x1Fu);
-            if (st->set_aside >= 1 && st->set_aside <= 5)
-                free &= ~(1u << (st->set_aside - 1));
-            return put_list(out, god_lists, free);
-        }
-        for (int t = 1; t <= 5; t++)
-            if (tile_available(st, t))
-                put(out, cap, &n, MAAT_PYR_GOD, t, -1, -1, -1, -1);
-        break;
-    case MAAT_PYR_PAIR:
-        if (cap >= 5 && st->seats <= 5) {
-            if (s->hand_n > 1)
-                return 0;
-            return put_list(out, pair_lists,
-                            pairs_there(st->quarry) &
-                                ((1u << st->seats) - 1));
-        }
-        for (int i = 0; i < st->seats && s->hand_n <= 1; i++)
-            if (st->quarry[i][0] >= 0)
-                put(out, cap, &n, MAAT_PYR_PAIR, i, -1, -1, -1, -1);
-        break;
-    case MAAT_PYR_KEEP:
-        for (int i = 0; i < s->hand_n; i++)
-            put(out, cap, &n, MAAT_PYR_KEEP, s->hand[i], -1, -1, -1, -1);
-        break;
-    case MAAT_PYR_BUILD:
-        n = build_actions(st, s, out, cap);
-        break;
-    }
+    int n = 0;
+    for (int i = 0; i < s->hand_n; i++)
+        put(out, cap, &n, MAAT_PYR_KEEP, s->hand[i], -1, -1, -1, -1);
     return n;
 }
 
