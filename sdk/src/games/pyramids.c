@@ -283,6 +283,21 @@ static void hand_remove(maat_pyr_seat *s, int card)
 
 /* ---- the interface -------------------------------------------------- */
 
+/* A seat before the deal: every card slot -1, every count 0 (a copy of
+ * it, rather than -1 everywhere and the counts cleared after). */
+#define EMPTY_ROW {-1, -1, -1, -1, -1, -1, -1}
+#define EMPTY_TEN {255, 255, 255, 255, 255, 255, 255, 255, 255, 255}
+static const maat_pyr_seat empty_seat = {
+    .grid = {EMPTY_ROW, EMPTY_ROW, EMPTY_ROW, EMPTY_ROW},
+    .pyramid_n = 0,
+    .hand = {255, 255, 255},
+    .hand_n = 0,
+    .obelisk = EMPTY_TEN,
+    .obelisk_n = 0,
+    .tomb = EMPTY_TEN,
+    .tomb_n = 0,
+    .god = 0};
+
 static maat_game *game_new(const maat_setup *setup, const maat_seed *seed,
                            int seats, maat_events *ev, maat_error *err)
 {
@@ -293,11 +308,8 @@ static maat_game *game_new(const maat_setup *setup, const maat_seed *seed,
     maat_pyr_state *st = &g->st;
     st->deck = &setup->deck;
     st->seats = seats;
-    memset(st->seat, -1, sizeof st->seat);
-    for (int i = 0; i < MAAT_PYR_MAX_SEATS; i++) {
-        st->seat[i].pyramid_n = st->seat[i].hand_n = 0;
-        st->seat[i].obelisk_n = st->seat[i].tomb_n = st->seat[i].god = 0;
-    }
+    for (int i = 0; i < MAAT_PYR_MAX_SEATS; i++)
+        st->seat[i] = empty_seat;
     maat_rng_seed(&st->rng, seed);
     for (int i = 0; i < MAAT_PYR_CARDS; i++)
         st->order[i] = (uint8_t)i;

@@ -265,8 +265,11 @@ void maat_pyr_score_all(const maat_pyr_state *st, maat_score *out)
         out[i].part[MAAT_PYR_S_GROUPS] = sum;
         out[i].part[MAAT_PYR_S_LARGEST] = max;
         out[i].part[MAAT_PYR_S_BONUS] = all3 ? 10 : 0;
-        out[i].part[MAAT_PYR_S_OBELISK] = obelisk_points(d, s, &glyphs);
+        int obelisk = obelisk_points(d, s, &glyphs);
+        out[i].part[MAAT_PYR_S_OBELISK] = obelisk;
         out[i].part[MAAT_PYR_S_GLYPHS] = 2 * glyphs;
+        /* the total so far (the tombs' majorities come below) */
+        out[i].total = sum + max + (all3 ? 10 : 0) + obelisk + 2 * glyphs;
     }
     /* The most stones of each colour in a tomb: all five colours at once,
      * a byte each (at most 30 < 128, so a byte's top bit is free for the
@@ -284,14 +287,10 @@ void maat_pyr_score_all(const maat_pyr_state *st, maat_score *out)
     }
     for (int c = 0; c < MAAT_PYR_COLOURS; c++) {
         int holder = (int)(who >> 8 * c & 0xff) - 1;
-        if (holder >= 0)
+        if (holder >= 0) {
             out[holder].part[MAAT_PYR_S_TOMB] += 5;
-    }
-    for (int i = 0; i < st->seats; i++) {
-        int t = 0;
-        for (int p = 0; p < MAAT_PYR_S_PARTS; p++)
-            t += out[i].part[p];
-        out[i].total = t;
+            out[holder].total += 5;
+        }
     }
     maat_rank_scores(out, st->seats);
 }
