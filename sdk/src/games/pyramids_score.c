@@ -34,7 +34,7 @@ typedef struct {
     uint8_t colour[PYR_NODES + 1];
     uint8_t parent[PYR_NODES + 1];
     uint8_t size[PYR_NODES + 1];
-    int largest[MAAT_PYR_COLOURS];
+    uint8_t largest[8]; /* a byte (84 stones at most); 8: one store clears it */
 } stones;
 
 static inline int find(uint8_t *parent, int x)
@@ -54,7 +54,7 @@ static inline void join(stones *g, int a, int b)
         g->parent[rb] = (uint8_t)ra;
         int size = g->size[ra] += g->size[rb];
         if (size > g->largest[g->colour[a]])
-            g->largest[g->colour[a]] = size;
+            g->largest[g->colour[a]] = (uint8_t)size;
     }
 }
 
