@@ -62,6 +62,14 @@ static int deal_card(maat_pyr_state *st)
 
 static void end_game(maat_pyr_state *st, maat_events *ev);
 
+/* No seat holds a God tile: every seat's, in play or not (a seat past
+ * st->seats never holds one; five stores, no test of the count). */
+static inline void clear_gods(maat_pyr_state *st)
+{
+    for (int i = 0; i < MAAT_PYR_MAX_SEATS; i++)
+        st->seat[i].god = 0;
+}
+
 static inline __attribute__((always_inline)) void
 start_round_body(maat_pyr_state *st, maat_events *ev)
 {
@@ -78,8 +86,7 @@ start_round_body(maat_pyr_state *st, maat_events *ev)
              st->quarry[i][1]);
     }
     memset(st->tile_owner, -1, sizeof st->tile_owner);
-    for (int i = 0; i < st->seats; i++)
-        st->seat[i].god = 0;
+    clear_gods(st);
     st->phase = MAAT_PYR_GOD;
     st->cursor = 0;
     st->to_move = st->first;
@@ -139,8 +146,7 @@ static __attribute__((noinline)) int end_round(maat_pyr_state *st,
 {
     /* the God tiles go back before anyone discards (rules, step 4) */
     memset(st->tile_owner, -1, sizeof st->tile_owner);
-    for (int i = 0; i < st->seats; i++)
-        st->seat[i].god = 0;
+    clear_gods(st);
     if (st->round == MAAT_PYR_ROUNDS) {
         end_game(st, ev);
         return MAAT_OK;
