@@ -4,7 +4,11 @@
  * rules page (docs/rules/pyramids.md, "The reference deck") prescribes,
  * the file in sdk/data is the same deck, and a deck file that breaks the
  * format is refused -- from memory, from a file and through the "deck"
- * option of setup_new -- with the file name, the line and the reason.
+ * option of setup_new -- with the file name, the line and the reason; and
+ * that what scoring reads of each card (maat_pyr_card_scoring, worked out
+ * once per deck) is what its stones say, for the reference deck as read
+ * and for every possible card (the SDK's decoder is held to the same
+ * bytes by test_pyramids_view).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -395,6 +399,77 @@ static void missing_file(void)
           "setup_new: code %d message '%s'", err.code, err.msg);
 }
 
+/* ---- what scoring reads of a card ----------------------------------- */
+
+/* c's scoring data, checked against its stones the long way: the runs of
+ * one colour stone by stone, and the halves cell by cell (cell x of the 6
+ * under stone x * n / 6). */
+static void check_scoring(const maat_pyr_card *c,
+                          const maat_pyr_card_scoring *k, const char *what,
+                          int id)
+{
+    int n = c->n_stones, ok = k->n_stones == n && k->glyph == c->glyph;
+    uint64_t stones = 0;
+    unsigned shows = 0, left = 0, right = 0;
+    int run_len = 0, run_colour = 0;
+    for (int j = 0; j < n; j++) {
+        stones += 1ull << 8 * c->stone[j];
+        shows |= 1u << c->stone[j];
+        int first = j, len = 1;
+        while (first > 0 && c->stone[first - 1] == c->stone[j])
+            first--;
+        while (j + len < n && c->stone[j + len] == c->stone[j])
+            len++;
+        ok &= k->colour[j] == c->stone[j] && k->run[j] == first &&
+              k->size[j] == (first == j ? len : 0);
+        if (first == j && len >= 2 && len > run_len) {
+            run_len = len;
+            run_colour = c->stone[j];
+        }
+    }
+    for (int j = n; j < 4; j++)
+        ok &= k->colour[j] == 0 && k->run[j] == 0 && k->size[j] == 0;
+    for (int x = 0; x < 6; x++)
+        *(x < 3 ? &left : &right) |= 1u << c->stone[x * n / 6];
+    ok &= k->stones == stones && k->shows == shows &&
+          k->run_len == run_len && k->run_colour == run_colour &&
+          k->left_half == left && k->right_half == right;
+    for (int g = 0; g < 4; g++)
+        ok &= k->glyph_is[g] == (c->glyph == g);
+    CHECK(ok, "%s card %d: its scoring data does not match its stones",
+          what, id);
+}
+
+static void scoring_data(void)
+{
+    for (int i = 0; i < MAAT_PYR_CARDS; i++)
+        check_scoring(&ref.card[i], &ref.scoring[i], "reference", i);
+    /* every card there can be: 25 + 125 stone rows, each glyph */
+    static maat_pyr_deck all;
+    int id = 0, tried = 0;
+    for (int n = 2; n <= 3; n++)
+        for (int row = 0; row < (n == 2 ? 25 : 125); row++)
+            for (int g = 0; g < 4; g++) {
+                maat_pyr_card *c = &all.card[id];
+                memset(c, 0, sizeof *c);
+                c->n_stones = (uint8_t)n;
+                for (int j = 0, r = row; j < n; j++, r /= 5)
+                    c->stone[j] = (uint8_t)(r % 5);
+                c->glyph = (uint8_t)g;
+                if (++id == MAAT_PYR_CARDS) {
+                    maat_pyr_deck_derive(&all);
+                    for (int k = 0; k < id; k++)
+                        check_scoring(&all.card[k], &all.scoring[k], "made",
+                                      tried + k);
+                    tried += id;
+                    id = 0;
+                }
+            }
+    maat_pyr_deck_derive(&all);
+    for (int k = 0; k < id; k++)
+        check_scoring(&all.card[k], &all.scoring[k], "made", tried + k);
+}
+
 static void unknown_option(void)
 {
     maat_options opt = {0, {0}, {0}};
@@ -430,6 +505,7 @@ int main(void)
         data_file_is_reference();
         bad_files();
         comments_and_blanks();
+        scoring_data();
     }
     missing_file();
     unknown_option();
