@@ -104,6 +104,20 @@ static inline uint32_t pyr_occupied(const maat_pyr_seat *s)
     return ~empty & PYR_CELL_MASK;
 }
 
+/* Derived data, and when it is valid.  A deck carries, per card, what
+ * scoring reads of it (maat_pyr_deck.scoring, maat_pyr_card_scoring in
+ * maat/internal/pyramids.h): worked out from card[] by
+ * maat_pyr_deck_derive (pyramids_score.c), which both readers of a deck
+ * call as they finish, maat_pyr_deck_parse (pyramids_deck.c) and
+ * pyr_setup_decode (pyramids_view.c).  A deck is never changed after
+ * that (states and setups hold it const), so it stays valid; a deck
+ * filled by hand must call maat_pyr_deck_derive.  Nothing is derived in
+ * maat_pyr_state: a seat's spots are made once and read once per round,
+ * so keeping them in the state only moved their cost into apply
+ * (docs/PERFORMANCE.md, "Rules engine, fifth round").  Checked by
+ * tests/test_pyramids_deck.c (against the stones, every possible card)
+ * and test_pyramids_view.c (the SDK's decoded deck, byte for byte). */
+
 /* maat_pyr_deck_parse as a maat_kit_parse_fn (pyramids_deck.c) */
 int pyr_parse_deck(void *deck, const char *text, size_t len, const char *name,
                    maat_error *err);
