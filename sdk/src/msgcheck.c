@@ -213,7 +213,15 @@ static int walk(const void *buf, size_t len, msgpack_zone *zone,
             p += n;
             continue;
         }
-        if (c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3) {
+        uint64_t n;
+        int map;
+        if ((c & 0xe0) == 0x80) { /* fixmap, fixarray: the count in c */
+            n = c & 0x0f;
+            map = c < 0x90;
+            if ((n << map) <= len - p && depth < MAAT_MSG_MAX_DEPTH)
+                goto open;
+            /* else the general case below refuses it, with its message */
+        } else if (c >= 0xe0 || c == 0xc0 || c == 0xc2 || c == 0xc3) {
             scalar(c, NULL, o);
             continue;
         }
@@ -279,7 +287,17 @@ static int walk(const void *buf, size_t len, msgpack_zone *zone,
                                       "byte %zu: %s nests deeper than %d "
                                       "containers", at, h.name,
                                       MAAT_MSG_MAX_DEPTH);
-            uint64_t objects = h.kind == K_ARRAY ? h.n : 2 * h.n;
+            n = h.n;
+            map = h.kind == K_MAP;
+            goto open;
+        }
+        default:
+            break; /* K_EXT and K_UNUSED returned above */
+        }
+        continue;
+
+    open: { /* a container of n elements (pairs when map), checked */
+            uint64_t objects = n << map;
             msgpack_object *elems = NULL;
             if (zone && objects) {
                 elems = msgpack_zone_malloc(
@@ -290,24 +308,20 @@ static int walk(const void *buf, size_t len, msgpack_zone *zone,
                                           "%llu objects", at,
                                           (unsigned long long)objects);
             }
-            if (h.kind == K_ARRAY) {
-                o->type = MSGPACK_OBJECT_ARRAY;
-                o->via.array.size = (uint32_t)h.n;
-                o->via.array.ptr = elems;
-            } else {
+            if (map) {
                 o->type = MSGPACK_OBJECT_MAP;
-                o->via.map.size = (uint32_t)h.n;
+                o->via.map.size = (uint32_t)n;
                 o->via.map.ptr = (msgpack_object_kv *)(void *)elems;
+            } else {
+                o->type = MSGPACK_OBJECT_ARRAY;
+                o->via.array.size = (uint32_t)n;
+                o->via.array.ptr = elems;
             }
             left_at[depth] = left;
             slot_at[depth] = slot;
             depth++;
             left = objects;
             slot = zone ? elems : &scratch;
-            break;
-        }
-        default:
-            break; /* K_EXT and K_UNUSED returned above */
         }
     }
 
