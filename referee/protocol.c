@@ -269,17 +269,23 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
         malformed(m, b, detail);
         return;
     }
-    if (maat_msg_unpack_zone(data, len, &m->zone, &msg, &err)) {
-        snprintf(detail, sizeof detail, "undecodable: %s", err.msg);
-        malformed(m, b, detail);
-        return;
-    }
-    /* the envelope's fields in one pass over its keys */
+    /* the envelope's fields: the usual answer read in one pass from its
+     * bytes, anything else decoded and then searched for them (the same
+     * objects either way: maat_msg_read_answer) */
     static const maat_msg_key keys[] = {
         MAAT_MSG_KEY("type"), MAAT_MSG_KEY("seq"), MAAT_MSG_KEY("action"),
         MAAT_MSG_KEY("think_us")};
+    msgpack_object store[MAAT_MSG_ANSWER_OBJECTS];
     const msgpack_object *f[4];
-    maat_msg_pickn(&msg, keys, 4, f);
+    msg.type = MSGPACK_OBJECT_NIL; /* (only a hello below reads it) */
+    if (!maat_msg_read_answer(data, len, store, f)) {
+        if (maat_msg_unpack_zone(data, len, &m->zone, &msg, &err)) {
+            snprintf(detail, sizeof detail, "undecodable: %s", err.msg);
+            malformed(m, b, detail);
+            return;
+        }
+        maat_msg_pickn(&msg, keys, 4, f);
+    }
     int64_t seq = -1, think_us = -1;
     if (MAAT_MSG_STR_IS(f[0], "hello") &&
         maat_msg_str_eq(maat_msg_get(&msg, "token"), b->token)) {

@@ -22,18 +22,9 @@
 #include "games/wire.h"
 #include "maat/game.h"
 #include "maat/internal/msg.h"
+#include "testrng.h"
 
 #define MESSAGES 4000 /* per kind */
-
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static uint32_t rnd(uint32_t n) /* 0..n-1, xorshift64* */
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return (uint32_t)((rng_state * 0x2545f4914f6cdd1dULL) >> 33) % n;
-}
 
 static int64_t in_range(const maat_wire_field *f)
 {

@@ -309,4 +309,20 @@ static inline const msgpack_object *maat_msg_getn(const msgpack_object *map,
 int maat_msg_unpack_zone(const void *buf, size_t len, msgpack_zone *zone,
                          msgpack_object *out, maat_error *err);
 
+/* ---- a bot's usual answer ----------------------------------------------
+ * {type: "action", seq, action, think_us} as our SDK writes it: a fixmap
+ * with each of those keys at most once (in any order, type present and
+ * "action") and no other, the action a fixmap of scalars (integers, nil,
+ * booleans, fixstr), the other values scalars, nothing after it.  For
+ * such bytes maat_msg_read_answer returns 1 with f[0..3] the values of
+ * type, seq, action and think_us (NULL when absent) built in store[] --
+ * the very objects maat_msg_decode and then maat_msg_pickn with those
+ * four keys give -- and reads each byte once; for anything else 0 (all
+ * f NULL), and the caller decodes the general way, which gives the
+ * verdict and the error message.  Strings point into buf. */
+#define MAAT_MSG_ANSWER_OBJECTS (4 + 2 * 15)
+int maat_msg_read_answer(const void *buf, size_t len,
+                         msgpack_object store[MAAT_MSG_ANSWER_OBJECTS],
+                         const msgpack_object *f[4]);
+
 #endif
