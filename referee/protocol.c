@@ -431,6 +431,20 @@ void match_send_start(match *m, match_bot *b)
     match_send(m, b, o);
 }
 
+/* Bytes already encoded (a run of constant keys and values), written
+ * with one copy when the buffer has room. */
+#define PACK_RAW(pk, lit) pack_raw((pk), "" lit "", sizeof(lit) - 1)
+static inline void pack_raw(msgpack_packer *pk, const char *bytes, size_t n)
+{
+    char *p = maat_pack_room(pk, n);
+    if (p) {
+        memcpy(p, bytes, n);
+        ((msgpack_sbuffer *)pk->data)->size += n;
+    } else {
+        pk->callback(pk->data, bytes, n);
+    }
+}
+
 /* A request: the observation when `observation` is set, the events when
  * `events` is set (else an empty list: a resync's copy, whose events the
  * first copy carried); the legal list unless the seat speaks version 3,
@@ -441,18 +455,21 @@ static int send_request(match *m, match_bot *b, int observation, int events)
     outbuf *o = match_out(m);
     msgpack_packer *pk = &o->pk;
     int legal = b->version < MAAT_PROTOCOL_NO_LEGAL;
+    /* the constant keys and values as their msgpack bytes: what
+     * maat_pack_map, maat_pack_kv_str and maat_pack_str write for them */
     maat_pack_map(pk, 6 + (observation != 0) + legal);
-    maat_pack_kv_str(pk, "type", "request");
-    maat_pack_kv_int(pk, "seq", b->outstanding);
-    maat_pack_kv_int(pk, "game_index", m->game_index);
-    maat_pack_kv_str(pk, "decision",
-                     r->decision_names[m->cur_decision.kind]);
+    PACK_RAW(pk, "\xa4type\xa7request\xa3seq");
+    maat_pack_int(pk, b->outstanding);
+    PACK_RAW(pk, "\xaagame_index");
+    maat_pack_int(pk, m->game_index);
+    PACK_RAW(pk, "\xa8" "decision");
+    maat_pack_str(pk, r->decision_names[m->cur_decision.kind]);
     if (observation) {
         maat_pack_str(pk, "observation");
         r->encode_observation(m->g, m->cur_decision.seat, pk);
         b->has_observation = 1;
     }
-    maat_pack_str(pk, "events");
+    PACK_RAW(pk, "\xa6" "events");
     if (events)
         pack_events(m, b, pk);
     else
@@ -465,11 +482,12 @@ static int send_request(match *m, match_bot *b, int observation, int events)
     }
     /* a resync's copy shows the same clock: the deadline is the first
      * copy's, and the time spent meanwhile was the bot's */
-    maat_pack_str(pk, "clock");
-    maat_pack_map(pk, 3);
-    maat_pack_kv_int(pk, "time_left_ms", match_base_ms(m, b) + b->bank_ms);
-    maat_pack_kv_int(pk, "decision_ms", match_base_ms(m, b));
-    maat_pack_kv_int(pk, "bank_ms", b->bank_ms);
+    PACK_RAW(pk, "\xa5" "clock\x83\xactime_left_ms");
+    maat_pack_int(pk, match_base_ms(m, b) + b->bank_ms);
+    PACK_RAW(pk, "\xab" "decision_ms");
+    maat_pack_int(pk, match_base_ms(m, b));
+    PACK_RAW(pk, "\xa7" "bank_ms");
+    maat_pack_int(pk, b->bank_ms);
     return match_send(m, b, o);
 }
 
