@@ -145,13 +145,17 @@ static void scalar(unsigned char c, const unsigned char *p, msgpack_object *o)
     }
 }
 
-/* The walk.  With a zone, each object is also written where it belongs:
- * the top-level one to *out, the others into the element array of the
- * container open at their depth.  Without one (checking only), every
- * object is written to one scratch object and nothing is allocated, so
- * both modes run the same code with no test per object. */
-static int walk(const void *buf, size_t len, msgpack_zone *zone,
-                msgpack_object *out, maat_error *err)
+/* The walk.  With `build` (and a zone), each object is also written
+ * where it belongs: the top-level one to *out, the others into the
+ * element array of the container open at their depth.  Without it
+ * (checking only), every object is written to one scratch object and
+ * nothing is allocated, so both modes run the same code with no test per
+ * object.  Inlined into each caller with `build` a constant, so that the
+ * step from one object to the next is one too (a variable step cost the
+ * loop a register, and a spill of the slot per object). */
+static inline __attribute__((always_inline)) int
+walk(const void *buf, size_t len, msgpack_zone *zone, msgpack_object *out,
+     maat_error *err, const int build)
 {
     const unsigned char *b = buf;
     size_t p = 0;
@@ -170,8 +174,8 @@ static int walk(const void *buf, size_t len, msgpack_zone *zone,
     msgpack_object scratch;
     unsigned depth = 0;
     uint64_t left = 1;
-    size_t step = zone ? 1 : 0; /* checking only: stay on the scratch */
-    msgpack_object *slot = zone ? out : &scratch;
+    const size_t step = build ? 1 : 0; /* checking only: the scratch */
+    msgpack_object *slot = build ? out : &scratch;
     _Static_assert(sizeof(msgpack_object_kv) == 2 * sizeof(msgpack_object),
                    "a map entry is a key object then a value object");
 
@@ -299,7 +303,7 @@ static int walk(const void *buf, size_t len, msgpack_zone *zone,
     open: { /* a container of n elements (pairs when map), checked */
             uint64_t objects = n << map;
             msgpack_object *elems = NULL;
-            if (zone && objects) {
+            if (build && objects) {
                 elems = msgpack_zone_malloc(
                     zone, (size_t)objects * sizeof(msgpack_object));
                 if (!elems)
@@ -321,7 +325,7 @@ static int walk(const void *buf, size_t len, msgpack_zone *zone,
             slot_at[depth] = slot;
             depth++;
             left = objects;
-            slot = zone ? elems : &scratch;
+            slot = build ? elems : &scratch;
         }
     }
 
@@ -335,13 +339,14 @@ done:
 
 int maat_msg_check(const void *buf, size_t len, maat_error *err)
 {
-    return walk(buf, len, NULL, NULL, err);
+    return walk(buf, len, NULL, NULL, err, 0);
 }
 
 int maat_msg_decode(const void *buf, size_t len, msgpack_zone *zone,
                     msgpack_object *out, maat_error *err)
 {
-    int rc = walk(buf, len, zone, out, err);
+    int rc = zone ? walk(buf, len, zone, out, err, 1)
+                  : walk(buf, len, NULL, NULL, err, 0);
     if (rc)
         out->type = MSGPACK_OBJECT_NIL;
     return rc;
