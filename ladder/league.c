@@ -1223,15 +1223,14 @@ static void schedule(league *L)
 
 /* ---- matches ending ----------------------------------------------------- */
 
-/* A match is over.  One that failed (`how`) is reported; a validation
- * match that could not be held fails its version (its bot is the one new
- * thing in it), and ranked matches that keep failing make the league wait
- * 2, 4, 8 ... up to 300 seconds before the next one, so a broken referee
- * or endpoint does not spin. */
-/* Match r is over: `how` says why it failed (NULL: it did not); `machine`:
+/* Match r is over.  One that failed (`how`; NULL: it did not) is
+ * reported; a validation match that could not be held fails its version
+ * (its bot is the one new thing in it), and ranked matches that keep
+ * failing make the league wait 2, 4, 8 ... up to 300 seconds before the
+ * next match, so a broken referee or endpoint does not spin.  `machine`:
  * the machine failed, not the match's bots (the referee's exit 5: a
- * sandbox could not be made), so a validation match does not fail its
- * entry, and the league pauses before the next match of either kind. */
+ * sandbox could not be made): then no version fails, and the league
+ * pauses whatever the match's kind. */
 static void finished(league *L, int r, const char *how, int machine)
 {
     match *m = &L->run[r];

@@ -172,15 +172,16 @@ static int sandbox_failed(match *m, maat_error *err)
         if (!m->c->sandbox || b->connected || !b->proc ||
             maat_proc_gate_passed(b->proc))
             continue;
-        char head[320] = "";
+        char head[64] = ""; /* short: the advice must fit after it */
         int status, stopped = maat_proc_exited(b->proc, &status);
         maat_proc_drain(b->proc);
-        maat_proc_output_head(b->proc, 5, head, sizeof head);
+        maat_proc_output_head(b->proc, 2, head, sizeof head);
         return maat_error_set(err, MAAT_EHOST, "bot %s: the sandbox could not "
                               "be made, the machine's failure, not the "
-                              "bot's: no result written (bubblewrap %s%s%s)",
-                              b->spec->name, stopped ? "stopped"
-                              : "had not started the bot in time",
+                              "bot's: no result written (bubblewrap %s%s%s);"
+                              " check 'bwrap --ro-bind / / true', then play "
+                              "the match again", b->spec->name, stopped ?
+                              "stopped" : "had not started the bot in time",
                               *head ? ": " : "", head);
     }
     return MAAT_OK;

@@ -340,10 +340,10 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
                                b->proc ? maat_proc_bot_pid(b->proc) : 0);
     if (!b->out && match_send_request(m, b, d, legal, n_legal) == 0) {
         /* The bot's CPU clock is read and the priorities change while the
-         * request travels (libzmq's I/O thread writes it; the bot runs some
-         * 10 us later at the earliest): a read of ~0.5 us and two
-         * setpriority calls of ~2.5 us each, which before the send lay on
-         * every round trip (issue 19). */
+         * request travels (libzmq's I/O thread writes it; the bot wakes
+         * later): three system calls that before the send lay on every
+         * round trip (issue 19; docs/PERFORMANCE.md, "Off the round
+         * trip"). */
         cpu0 = timed_cpu ? maat_proc_cpu_ns(b->proc) : 0;
         match_give_turn(m, b);
         int64_t allowed = match_base_ms(m, b) + b->bank_ms;

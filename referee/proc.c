@@ -524,11 +524,15 @@ static maat_proc *spawn(const char *cmd, char *const env[],
         goto fail;
     }
     cp.exec_fd = execfd[1];
-    if ((gated && open_gate(&cp.gate_fd, &p->gate_fd, err) != MAAT_OK) ||
-        (pass_fd >= 0 &&
-         (cp.pass_fd = fcntl(pass_fd, F_DUPFD_CLOEXEC, 10)) < 0 &&
-         maat_error_set(err, MAAT_EIO, "cannot duplicate a descriptor: %s",
-                        strerror(errno)))) {
+    int extras_ok = !gated ||
+                    open_gate(&cp.gate_fd, &p->gate_fd, err) == MAAT_OK;
+    if (extras_ok && pass_fd >= 0) { /* at 10 or above, as the gate */
+        cp.pass_fd = fcntl(pass_fd, F_DUPFD_CLOEXEC, 10);
+        if (cp.pass_fd < 0)
+            extras_ok = !maat_error_set(err, MAAT_EIO, "cannot duplicate a "
+                                        "descriptor: %s", strerror(errno));
+    }
+    if (!extras_ok) {
         close(pipefd[0]);
         close(pipefd[1]);
         close(cp.null_fd);
