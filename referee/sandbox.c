@@ -146,6 +146,34 @@ static int needed(const char *dir, const char *cwd, const char *cmd)
     return 0;
 }
 
+/* Cut word w (a command's word) to its top directory under /tmp
+ * (/tmp/X of /tmp/X/...) and say whether that exists: the sandbox binds
+ * it back into the bot's private /tmp, whole, because a program's
+ * libraries are often beside it (RUNPATH $ORIGIN/..). */
+static int tmp_top_dir(char *w)
+{
+    char *slash = strncmp(w, "/tmp/", 5) == 0 ? strchr(w + 5, '/') : NULL;
+    if (!slash)
+        return 0;
+    *slash = 0;
+    return access(w, F_OK) == 0;
+}
+
+/* Is `path` (under /tmp) inside something the sandbox binds back into the
+ * bot's private /tmp: the working directory or a program's top directory? */
+static int bound_back(const char *path, const char *cwd, const char *cmd)
+{
+    if (contains("/tmp", cwd) && contains(cwd, path))
+        return 1;
+    char words[4096];
+    snprintf(words, sizeof words, "%s", cmd);
+    for (char *save = NULL, *w = strtok_r(words, " \t\"'", &save); w;
+         w = strtok_r(NULL, " \t\"'", &save))
+        if (tmp_top_dir(w) && contains(w, path))
+            return 1;
+    return 0;
+}
+
 /* Is hide[i] inside another entry that is a directory hidden whole? */
 static int inside_hidden(const char *const *hide, int i, const char *cwd,
                          const char *cmd)
@@ -221,24 +249,12 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
     snprintf(words, sizeof words, "%s", cmd);
     for (char *save = NULL, *w = strtok_r(words, " \t\"'", &save); w;
          w = strtok_r(NULL, " \t\"'", &save)) {
-        /* the whole top directory under /tmp (/tmp/X of /tmp/X/...): a
-         * program's libraries are often beside it (RUNPATH $ORIGIN/..) */
-        char *slash = strncmp(w, "/tmp/", 5) == 0 ? strchr(w + 5, '/')
-                                                 : NULL;
-        if (!slash)
-            continue;
-        *slash = 0;
-        if (access(w, F_OK) != 0)
+        if (!tmp_top_dir(w))
             continue;
         add(out, len, "--ro-bind");
         add_quoted(out, len, w);
         add_quoted(out, len, w);
     }
-    /* The seat's own socket file, and no other: mounted read-only, so the
-     * bot can neither replace it nor bind a socket of its own there. */
-    add(out, len, "--ro-bind");
-    add_quoted(out, len, sb->socket_path);
-    add_quoted(out, len, sb->socket_path);
     /* What the referee writes (records, ladder, logs, the tournament's
      * state) is hidden: an empty directory or an empty file in its place.
      * A directory that holds the working directory or the bot's program
@@ -248,6 +264,13 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
         const char *h = sb->hide[i];
         if (h[0] != '/' || stat(h, &st) != 0)
             continue; /* relative (the caller resolves), or absent */
+        /* The bot's /tmp is a new one: of the host's, it sees only what is
+         * bound back above.  A path under /tmp outside those is hidden
+         * already, and covering it again would cover those binds (a
+         * record in /tmp itself hid the socket: no bot could say hello)
+         * and shrink the bot's /tmp to 4 KiB. */
+        if (contains("/tmp", h) && !bound_back(h, cwd, cmd))
+            continue;
         if (S_ISDIR(st.st_mode) && needed(h, cwd, cmd)) {
             (*unhidden)++;
             continue;
@@ -260,6 +283,14 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
                                           : "--ro-bind /dev/null");
         add_quoted(out, len, h);
     }
+    /* The seat's own socket file, and no other: mounted read-only, so the
+     * bot can neither replace it nor bind a socket of its own there.
+     * After the hidden paths, so that hiding a directory that holds it
+     * (a record beside the socket's directory, under $TMPDIR) does not
+     * cover it: bubblewrap makes its parent directories in the tmpfs. */
+    add(out, len, "--ro-bind");
+    add_quoted(out, len, sb->socket_path);
+    add_quoted(out, len, sb->socket_path);
     /* No terminal: its descriptors are /dev/null and a pipe (proc.c), and
      * /dev/tty, which names the session's controlling terminal, is
      * /dev/null here, so there is none to read or inject input into

@@ -9,7 +9,8 @@ stderr -- the bot log -- then plays as maat-random) sits in one seat:
     can read no other token, environment or command line and signal none;
   - its socket file is read-only: it cannot remove, hard-link or replace
     it (the attack that caught another seat's hello);
-  - the ladder file, the records and the logs are hidden from it;
+  - the ladder file, the records and the logs are hidden from it, also
+    when they sit beside its socket ($TMPDIR) or in /tmp itself;
   - its /tmp is capped (--limit-tmp);
   - a descendant that leaves its session dies with the referee, even when
     the referee is killed with SIGKILL.
@@ -156,6 +157,69 @@ def isolated_match(tmp):
         check(False, 'the record is readable', str(e))
 
 
+def outputs_beside_socket(tmp):
+    """Records, ladder and logs in the directory that holds the socket's
+    ($TMPDIR), or in /tmp itself: still hidden, and the bots still reach
+    their sockets (hiding the directory once covered the socket: every
+    bot failed its hello)."""
+    bots = os.path.join(tmp, 'beside-bot')
+    os.makedirs(bots)
+    probe = probe_file(bots)  # not in the hidden directory: that would
+    # keep it visible (a bot's own program is never hidden)
+
+    def play(name, tmpdir, record, ladder, logs, hide):
+        with open(ladder, 'w') as f:
+            f.write('{"seed": "an earlier game"}\n')
+        with open(hide, 'w') as f:
+            f.write('{"seed": "an earlier record"}\n')
+        env = dict(os.environ, MAAT_RANDOM_BOT=RANDOM, TMPDIR=tmpdir,
+                   MAAT_PROBE_PATHS=' '.join((ladder, hide)))
+        env.pop('MAAT_SANDBOX', None)
+        p = subprocess.run([REFEREE, '--fixed-seats', '--seed', '7',
+                            '--limit-tmp', '16', '--hello-time', '30000',
+                            '--record', record, '--ladder', ladder,
+                            '--log-dir', logs, '--hide', hide,
+                            '--bot', 'probe=' + probe,
+                            '--bot', 'other=' + RANDOM],
+                           env=env, capture_output=True, text=True,
+                           timeout=300)
+        check(p.returncode == 0, '%s: the match finishes' % name, p.stderr)
+        try:
+            with open(record) as f:
+                rec = json.load(f)
+        except (OSError, ValueError) as e:
+            rec = {'faults': ['no record: %s' % e]}
+        check(rec.get('faults') == [], '%s: no fault (every bot reached '
+              'its socket)' % name, json.dumps(rec.get('faults'))[:300])
+        v = values(log_of(logs, 'probe'))
+        check('SOCKET-STILL-THERE' in v, '%s: the socket is there' % name)
+        hidden = v.get('HIDDEN', [])
+        check(ladder in hidden and hide in hidden,
+              '%s: the ladder file and the earlier record are hidden'
+              % name, repr(v.get('SEES')))
+        return v
+
+    d = os.path.join(tmp, 'beside')
+    os.makedirs(d)
+    play('outputs in $TMPDIR', d, os.path.join(d, 'rec.json'),
+         os.path.join(d, 'ladder.jsonl'), os.path.join(d, 'logs'),
+         os.path.join(d, 'old-record.json'))
+
+    stem = '/tmp/maat-isolation-%d-' % os.getpid()
+    made = [stem + x for x in ('rec.json', 'ladder.jsonl', 'old.json')]
+    try:
+        v = play('outputs in /tmp itself', '/tmp', made[0], made[1],
+                 os.path.join(tmp, 'beside-logs'), made[2])
+        tmp_bytes = int((v.get('TMP-BYTES') or ['-1'])[0])
+        check(1 << 20 <= tmp_bytes <= 16 << 20,
+              'outputs in /tmp itself: the bot\'s /tmp keeps its '
+              '--limit-tmp 16 MiB (%d bytes written)' % tmp_bytes)
+    finally:
+        for f in made:
+            if os.path.exists(f):
+                os.unlink(f)
+
+
 def marked(marker):
     found = []
     for d in os.listdir('/proc'):
@@ -239,6 +303,7 @@ def main():
             dir=os.environ.get('MAAT_BUILD_ROOT'),
             prefix='maat-isolation-') as tmp:
         isolated_match(tmp)
+        outputs_beside_socket(tmp)
         sigkill(tmp)
         unavailable(tmp)
     return report()
