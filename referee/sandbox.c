@@ -283,11 +283,24 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
                                           : "--ro-bind /dev/null");
         add_quoted(out, len, h);
     }
-    /* The seat's own socket file, and no other: mounted read-only, so the
-     * bot can neither replace it nor bind a socket of its own there.
-     * After the hidden paths, so that hiding a directory that holds it
-     * (a record beside the socket's directory, under $TMPDIR) does not
-     * cover it: bubblewrap makes its parent directories in the tmpfs. */
+    /* The seat's own socket file, and no other: the referee's directory
+     * of sockets is covered where the bot would see it (outside /tmp:
+     * $TMPDIR elsewhere; or under a path bound back), or it could
+     * connect to the other seats' sockets.  Then the socket is mounted
+     * read-only, so the bot can neither replace it nor bind a socket of
+     * its own there; after the hidden paths, so that hiding a directory
+     * that holds it (a record beside the socket's directory) does not
+     * cover it: bubblewrap makes its parent directories in a tmpfs. */
+    char sockets[1024];
+    snprintf(sockets, sizeof sockets, "%s", sb->socket_path);
+    char *last = strrchr(sockets, '/');
+    if (last && last != sockets) {
+        *last = 0;
+        if (!contains("/tmp", sockets) || bound_back(sockets, cwd, cmd)) {
+            add(out, len, "--size 4096 --tmpfs");
+            add_quoted(out, len, sockets);
+        }
+    }
     add(out, len, "--ro-bind");
     add_quoted(out, len, sb->socket_path);
     add_quoted(out, len, sb->socket_path);

@@ -8,7 +8,8 @@ stderr -- the bot log -- then plays as maat-random) sits in one seat:
   - it sees no other process: not the referee, not the other bot, so it
     can read no other token, environment or command line and signal none;
   - its socket file is read-only: it cannot remove, hard-link or replace
-    it (the attack that caught another seat's hello);
+    it (the attack that caught another seat's hello), and no other
+    seat's socket is beside it, wherever $TMPDIR is;
   - the ladder file, the records and the logs are hidden from it, also
     when they sit beside its socket ($TMPDIR) or in /tmp itself;
   - its /tmp is capped (--limit-tmp);
@@ -54,6 +55,7 @@ rm -f "$sock" 2>/dev/null && echo SOCKET-REMOVED
 ln "$sock" /tmp/stolen 2>/dev/null && echo SOCKET-LINKED
 mv "$sock" "$sock.x" 2>/dev/null && echo SOCKET-MOVED
 [ -S "$sock" ] && echo SOCKET-STILL-THERE
+echo SOCKET-NEIGHBOURS $(ls -A "${sock%/*}" | grep -cvx "${sock##*/}")
 for f in $MAAT_PROBE_PATHS; do
   if { [ -f "$f" ] && [ -s "$f" ]; } || \
      { [ -d "$f" ] && [ -n "$(ls -A "$f" 2>/dev/null)" ]; }; then
@@ -137,6 +139,8 @@ def isolated_match(tmp):
                                    'SOCKET-MOVED')) and
           'SOCKET-STILL-THERE' in v,
           'its socket file cannot be removed, linked or moved', repr(v))
+    check(v.get('SOCKET-NEIGHBOURS') == ['0'], 'no other seat\'s socket '
+          '(nor the referee\'s) beside its own', repr(v))
     hidden = v.get('HIDDEN', [])
     check(ladder in hidden and res in hidden and logs in hidden,
           'the ladder file, the records and the logs are hidden',
@@ -167,7 +171,7 @@ def outputs_beside_socket(tmp):
     probe = probe_file(bots)  # not in the hidden directory: that would
     # keep it visible (a bot's own program is never hidden)
 
-    def play(name, tmpdir, record, ladder, logs, hide):
+    def play(name, tmpdir, record, ladder, logs, hide, cwd=None):
         with open(ladder, 'w') as f:
             f.write('{"seed": "an earlier game"}\n')
         with open(hide, 'w') as f:
@@ -182,7 +186,7 @@ def outputs_beside_socket(tmp):
                             '--bot', 'probe=' + probe,
                             '--bot', 'other=' + RANDOM],
                            env=env, capture_output=True, text=True,
-                           timeout=300)
+                           timeout=300, cwd=cwd)
         check(p.returncode == 0, '%s: the match finishes' % name, p.stderr)
         try:
             with open(record) as f:
@@ -193,6 +197,8 @@ def outputs_beside_socket(tmp):
               'its socket)' % name, json.dumps(rec.get('faults'))[:300])
         v = values(log_of(logs, 'probe'))
         check('SOCKET-STILL-THERE' in v, '%s: the socket is there' % name)
+        check(v.get('SOCKET-NEIGHBOURS') == ['0'], '%s: no other seat\'s '
+              'socket beside its own' % name, repr(v))
         hidden = v.get('HIDDEN', [])
         check(ladder in hidden and hide in hidden,
               '%s: the ladder file and the earlier record are hidden'
@@ -214,6 +220,10 @@ def outputs_beside_socket(tmp):
         check(1 << 20 <= tmp_bytes <= 16 << 20,
               'outputs in /tmp itself: the bot\'s /tmp keeps its '
               '--limit-tmp 16 MiB (%d bytes written)' % tmp_bytes)
+        # the referee run from /tmp: /tmp is bound back (read-only), and
+        # with it the referee's directory of sockets, which is covered
+        play('the referee run from /tmp', '/tmp', made[0], made[1],
+             os.path.join(tmp, 'beside-logs-cwd'), made[2], cwd='/tmp')
     finally:
         for f in made:
             if os.path.exists(f):
