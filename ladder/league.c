@@ -1229,8 +1229,8 @@ static void schedule(league *L)
  * failing make the league wait 2, 4, 8 ... up to 300 seconds before the
  * next match, so a broken referee or endpoint does not spin.  `machine`:
  * the machine failed, not the match's bots (the referee's exit 5: a
- * sandbox could not be made): then no version fails, and the league
- * pauses whatever the match's kind. */
+ * sandbox could not be made; a queued match given up): then no version
+ * fails, and the league pauses whatever the match's kind. */
 static void finished(league *L, int r, const char *how, int machine)
 {
     match *m = &L->run[r];
@@ -1309,9 +1309,11 @@ static void collect_shards(league *L)
         snprintf(job, sizeof job, "%s/%s.job", dir, m->id);
         if (access(shard, F_OK) != 0) {
             if (now_s() - m->started > L->c.dispatch_timeout) {
+                /* the queue's machines failed it: a bot cannot hold a
+                 * match past its clocks, so no version fails for it */
                 unlink(job);
                 finished(L, r, "no result came back from the queue in time "
-                         "(dispatch_timeout)", 0);
+                         "(dispatch_timeout)", 1);
             }
             continue;
         }

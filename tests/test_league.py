@@ -502,6 +502,24 @@ try:
               "%s's league example runs as written (%d commands): %s"
               % (doc, len(cmds), sorted(want - evs)))
 
+    # ---- the queue's machines lose a validation match: no version fails for it ----------------
+    lost = os.path.join(tmp, "lost")
+    new_league(lost, queue=True, jobs=1, dispatch_timeout=10)
+    ladder("league", "add", lost, "patient", RANDOM)
+    open(os.path.join(lost, "queue"), "a").close()  # nobody runs the queue
+    p, log = start(lost)
+    try:
+        given_up = lambda: [e for e in events(lost) if e["event"] == "match failed" and
+                            "dispatch_timeout" in e.get("detail", "")]
+        wait_for(given_up, "a queued validation match nobody runs is given up after "
+                 "dispatch_timeout", timeout=90, proc=p)
+        wait_for(lambda: len(open(os.path.join(lost, "queue")).read().splitlines()) >= 2,
+                 "... and a new validation match is queued", timeout=60, proc=p)
+        check(not has_event(lost, "failed", "patient.1"),
+              "the version did not fail for it (the machines did): %s" % has_event(lost, "failed"))
+    finally:
+        stop(p, log)
+
     # ---- many machines: the queue, GNU parallel over two fake ssh hosts ----------------------------
     have_parallel = shutil.which("parallel") is not None
     if not have_parallel:
