@@ -275,10 +275,10 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
     static const maat_msg_key keys[] = {
         MAAT_MSG_KEY("type"), MAAT_MSG_KEY("seq"), MAAT_MSG_KEY("action"),
         MAAT_MSG_KEY("think_us")};
-    msgpack_object store[MAAT_MSG_ANSWER_OBJECTS];
+    maat_msg_answer store;
     const msgpack_object *f[4];
     msg.type = MSGPACK_OBJECT_NIL; /* (only a hello below reads it) */
-    if (!maat_msg_read_answer(data, len, store, f)) {
+    if (!maat_msg_read_answer(data, len, &store, f)) {
         if (maat_msg_unpack_zone(data, len, &m->zone, &msg, &err)) {
             snprintf(detail, sizeof detail, "undecodable: %s", err.msg);
             malformed(m, b, detail);

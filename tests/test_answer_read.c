@@ -259,10 +259,11 @@ int main(void)
                     sb.data[rnd((uint32_t)len)] = (char)rnd(256);
                     was_plain = 0;
                 }
-                msgpack_object store[MAAT_MSG_ANSWER_OBJECTS], msg;
+                maat_msg_answer store;
+                msgpack_object msg;
                 const msgpack_object *f1[4], *f2[4];
                 maat_error err = {0, ""};
-                int r1 = maat_msg_read_answer(sb.data, len, store, f1);
+                int r1 = maat_msg_read_answer(sb.data, len, &store, f1);
                 int r2 = maat_msg_unpack_zone(sb.data, len, &zone, &msg,
                                               &err);
                 if (r2 == MAAT_OK)
@@ -303,16 +304,16 @@ int main(void)
     CHECK(general_ok > fast && fast * 3 > total, "%ld answers, %ld decoded, "
           "%ld in one pass", total, general_ok, fast);
     /* edge cases: nothing, one byte, an empty map, type alone */
-    msgpack_object store[MAAT_MSG_ANSWER_OBJECTS];
+    maat_msg_answer store;
     const msgpack_object *f[4];
-    CHECK(!maat_msg_read_answer(NULL, 0, store, f), "NULL read");
-    CHECK(!maat_msg_read_answer("\x80", 0, store, f), "empty read");
-    CHECK(!maat_msg_read_answer("\x80", 1, store, f), "{} read");
-    CHECK(maat_msg_read_answer("\x81\xa4type\xa6" "action", 13, store, f) &&
+    CHECK(!maat_msg_read_answer(NULL, 0, &store, f), "NULL read");
+    CHECK(!maat_msg_read_answer("\x80", 0, &store, f), "empty read");
+    CHECK(!maat_msg_read_answer("\x80", 1, &store, f), "{} read");
+    CHECK(maat_msg_read_answer("\x81\xa4type\xa6" "action", 13, &store, f) &&
           f[0] && !f[1] && !f[2] && !f[3], "{type: action} not read");
-    CHECK(!maat_msg_read_answer("\x81\xa4type\xa6" "action", 12, store, f),
+    CHECK(!maat_msg_read_answer("\x81\xa4type\xa6" "action", 12, &store, f),
           "a cut {type: action} read");
-    CHECK(!maat_msg_read_answer("\x81\xa4type\xa5hello", 12, store, f),
+    CHECK(!maat_msg_read_answer("\x81\xa4type\xa5hello", 12, &store, f),
           "a hello read");
     printf("%ld answers: %ld decode, %ld read in one pass (%ld of %ld "
            "usual ones)\n", total, general_ok, fast, plain_fast, plain);

@@ -418,8 +418,7 @@ static inline int read_scalar(const unsigned char *b, size_t len, size_t *pp,
     return 1;
 }
 
-int maat_msg_read_answer(const void *buf, size_t len,
-                         msgpack_object store[MAAT_MSG_ANSWER_OBJECTS],
+int maat_msg_read_answer(const void *buf, size_t len, maat_msg_answer *store,
                          const msgpack_object *f[4])
 {
     /* what our SDK writes first: {type: action, seq: (4 entries) */
@@ -434,15 +433,15 @@ int maat_msg_read_answer(const void *buf, size_t len,
     size_t p = 1;
     if (len > sizeof usual && maat_msg_name_is((const char *)usual, 16,
                                                buf, 16) && b[16] == 'q') {
-        msgpack_object *t = &store[0];
+        msgpack_object *t = &store->field[0];
         t->type = MSGPACK_OBJECT_STR;
         t->via.str.size = 6;
         t->via.str.ptr = (const char *)b + 7;
         f[0] = t;
         p = sizeof usual;
-        if (!read_scalar(b, len, &p, &store[1]))
+        if (!read_scalar(b, len, &p, &store->field[1]))
             goto none;
-        f[1] = &store[1];
+        f[1] = &store->field[1];
         i = 2;
     }
     for (; i < n; i++) {
@@ -460,19 +459,20 @@ int maat_msg_read_answer(const void *buf, size_t len,
                                                          : -1;
         if (j < 0 || f[j]) /* unknown or repeated: the general path */
             goto none;
-        msgpack_object *v = &store[j];
+        msgpack_object *v = &store->field[j];
         if (j == 2) { /* the action: a fixmap of scalars */
             if (p >= len || (b[p] & 0xf0) != 0x80)
                 goto none;
             unsigned m = b[p++] & 0x0f;
-            msgpack_object *e = store + 4;
-            for (unsigned x = 0; x < 2 * m; x++)
-                if (!read_scalar(b, len, &p, &e[x]))
+            msgpack_object_kv *e = store->action;
+            for (unsigned x = 0; x < m; x++)
+                if (!read_scalar(b, len, &p, &e[x].key) ||
+                    !read_scalar(b, len, &p, &e[x].val))
                     goto none;
             v->type = MSGPACK_OBJECT_MAP;
             v->via.map.size = m;
             /* (the walk gives an empty container no elements) */
-            v->via.map.ptr = m ? (msgpack_object_kv *)(void *)e : NULL;
+            v->via.map.ptr = m ? e : NULL;
         } else if (!read_scalar(b, len, &p, v)) {
             goto none;
         }

@@ -22,9 +22,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const maat_msg_key keys[] = {
         MAAT_MSG_KEY("type"), MAAT_MSG_KEY("seq"), MAAT_MSG_KEY("action"),
         MAAT_MSG_KEY("think_us")};
-    msgpack_object store[MAAT_MSG_ANSWER_OBJECTS];
+    maat_msg_answer store;
     const msgpack_object *f[4], *g[4];
-    int fast = maat_msg_read_answer(data, size, store, f);
+    int fast = maat_msg_read_answer(data, size, &store, f);
     if (fast != 0 && fast != 1)
         abort();
     if (!fast) {

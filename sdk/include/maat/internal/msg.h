@@ -315,14 +315,16 @@ int maat_msg_unpack_zone(const void *buf, size_t len, msgpack_zone *zone,
  * "action") and no other, the action a fixmap of scalars (integers, nil,
  * booleans, fixstr), the other values scalars, nothing after it.  For
  * such bytes maat_msg_read_answer returns 1 with f[0..3] the values of
- * type, seq, action and think_us (NULL when absent) built in store[] --
+ * type, seq, action and think_us (NULL when absent) built in *store --
  * the very objects maat_msg_decode and then maat_msg_pickn with those
  * four keys give -- and reads each byte once; for anything else 0 (all
  * f NULL), and the caller decodes the general way, which gives the
  * verdict and the error message.  Strings point into buf. */
-#define MAAT_MSG_ANSWER_OBJECTS (4 + 2 * 15)
-int maat_msg_read_answer(const void *buf, size_t len,
-                         msgpack_object store[MAAT_MSG_ANSWER_OBJECTS],
+typedef struct maat_msg_answer {
+    msgpack_object field[4];       /* type, seq, action, think_us */
+    msgpack_object_kv action[15];  /* the action's entries (a fixmap) */
+} maat_msg_answer;
+int maat_msg_read_answer(const void *buf, size_t len, maat_msg_answer *store,
                          const msgpack_object *f[4]);
 
 #endif
