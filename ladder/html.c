@@ -6,6 +6,9 @@
 
 #include "html.h"
 
+/* ladder/page.js, built in by scripts/embed.py */
+extern const char maat_page_js[];
+
 char *maat_html_json_for_script(const json_t *doc)
 {
     char *j = json_dumps(doc, JSON_COMPACT | JSON_ENSURE_ASCII |
@@ -84,6 +87,21 @@ int maat_html_close_out(FILE *f, const char *tmp, const char *path,
     return MAAT_OK;
 }
 
+void maat_html_head(FILE *f, const char *title, const char *css,
+                    int scripts)
+{
+    /* Nothing from outside the page: no network, no plugin, no frame; the
+     * page's own inline style and (when it has them) scripts. */
+    fprintf(f, "<meta charset=\"utf-8\">\n<meta name=\"viewport\" "
+               "content=\"width=device-width, initial-scale=1\">\n"
+               "<meta http-equiv=\"Content-Security-Policy\" "
+               "content=\"default-src 'none'; style-src 'unsafe-inline'; "
+               "%simg-src data:\">\n<title>",
+            scripts ? "script-src 'unsafe-inline'; " : "");
+    maat_html_text(f, title);
+    fprintf(f, "</title>\n<style>\n%s</style>\n", css);
+}
+
 /* The template with each marker replaced; markers are replaced in the
  * order they appear, each once. */
 int maat_html_page_write(const char *path, const char *template,
@@ -102,28 +120,28 @@ int maat_html_page_write(const char *path, const char *template,
     const char *t = template;
     for (;;) {
         const char *at = strchr(t, '@');
-        const char *m[] = {"@TITLE@", "@CSS@", "@JS@", "@DATA@"};
+        const char *m[] = {"@HEAD@", "@JS@", "@DATA@"};
         size_t k = 0;
-        while (at && k < 4 && strncmp(at, m[k], strlen(m[k])) != 0)
+        while (at && k < 3 && strncmp(at, m[k], strlen(m[k])) != 0)
             k++;
         if (!at) {
             fputs(t, f);
             break;
         }
         fwrite(t, 1, (size_t)(at - t), f);
-        if (k == 4) { /* a lone '@' */
+        if (k == 3) { /* a lone '@' */
             fputc('@', f);
             t = at + 1;
             continue;
         }
-        if (k == 0)
-            maat_html_text(f, title);
-        else if (k == 1)
-            fputs(css, f);
-        else if (k == 2)
+        if (k == 0) {
+            maat_html_head(f, title, css, 1);
+        } else if (k == 1) {
+            fputs(maat_page_js, f); /* the helpers every page uses */
             fputs(js, f);
-        else
+        } else {
             fputs(data, f);
+        }
         t = at + strlen(m[k]);
     }
     free(data);

@@ -39,10 +39,17 @@ FILE *maat_html_open_out(const char *path, char *tmp, size_t len,
 int maat_html_close_out(FILE *f, const char *tmp, const char *path,
                         maat_error *err);
 
+/* What goes in every page's <head>: charset, viewport, a Content Security
+ * Policy that lets nothing in from outside the page (inline scripts only
+ * when `scripts`), `title` as HTML text and `css` in a <style>. */
+void maat_html_head(FILE *f, const char *title, const char *css,
+                    int scripts);
+
 /* Write `template` to `path` (atomically) with each marker replaced once,
- * in the order they appear: @TITLE@ by `title` as HTML text, @CSS@ and
- * @JS@ by `css` and `js`, @DATA@ by `doc` as maat_html_json_for_script
- * gives it.  MAAT_EIO naming the file on failure. */
+ * in the order they appear: @HEAD@ by maat_html_head (scripts allowed),
+ * @JS@ by ladder/page.js's helpers ($, el, sv) and then `js`, @DATA@ by
+ * `doc` as maat_html_json_for_script gives it.  MAAT_EIO naming the file
+ * on failure. */
 int maat_html_page_write(const char *path, const char *template,
                          const char *title, const char *css, const char *js,
                          const json_t *doc, maat_error *err);

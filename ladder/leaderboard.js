@@ -3,29 +3,15 @@
  * and game ids may come from anyone: they reach the page only through
  * textContent, SVG text and attribute values set one by one, never as
  * markup, and a link is made only from the "replays/ID.html" paths the
- * league checked. */
+ * league checked.  $, el and sv: ladder/page.js, before this script. */
 'use strict';
 (function () {
   const D = JSON.parse(document.getElementById('maat-data').textContent);
-  const NS = 'http://www.w3.org/2000/svg';
   const COLOURS = ['#c8553d', '#2e86ab', '#8a9b2e', '#8e5ea2', '#d4a017',
                    '#3d8a6e', '#b5485d', '#6c757d', '#e07a1f', '#1d5f8a',
                    '#5c8a2e', '#a03e99'];
   const KINDS = ['timeout', 'illegal', 'malformed', 'crash', 'no_hello'];
-  const $ = (id) => document.getElementById(id);
 
-  function el(tag, text, cls) {
-    const e = document.createElement(tag);
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    if (cls) e.className = cls;
-    return e;
-  }
-  function sv(parent, tag, attrs) {
-    const e = document.createElementNS(NS, tag);
-    for (const k in attrs) e.setAttribute(k, attrs[k]);
-    if (parent) parent.appendChild(e);
-    return e;
-  }
   function row(table, cells, header) {
     const tr = el('tr');
     for (const c of cells) {

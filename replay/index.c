@@ -115,15 +115,17 @@ int maat_replay_index(const char *ladder, const char *records,
         maat_ladder_free(&l);
         return err ? err->code : MAAT_EIO;
     }
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-          "<title>maat games: ", f);
-    maat_html_text(f, ladder);
-    fputs("</title>\n<style>body{font:14px system-ui,sans-serif;margin:2em;"
-          "color:#222}table{border-collapse:collapse}td,th{padding:4px 10px;"
-          "border-bottom:1px solid #ddd;text-align:left;vertical-align:top}"
-          ".seat{white-space:nowrap;margin-right:1em}.r1{color:#0a6b2d}"
-          ".out{text-decoration:line-through}i{color:#b00020}</style>"
-          "</head><body>\n<h1>Games of ", f);
+    char title[4200];
+    snprintf(title, sizeof title, "maat games: %s", ladder);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head>\n", f);
+    maat_html_head(f, title,
+                   "body{font:14px system-ui,sans-serif;margin:2em;"
+                   "color:#222}table{border-collapse:collapse}td,th{padding:"
+                   "4px 10px;border-bottom:1px solid #ddd;text-align:left;"
+                   "vertical-align:top}.seat{white-space:nowrap;margin-right:"
+                   "1em}.r1{color:#0a6b2d}.out{text-decoration:line-through}"
+                   "i{color:#b00020}\n", 0);
+    fputs("</head><body>\n<h1>Games of ", f);
     maat_html_text(f, ladder);
     fputs("</h1>\n<table><tr><th>game</th><th>kind</th><th>seats: rank, "
           "bot, score, faults</th><th>decisions</th></tr>\n", f);

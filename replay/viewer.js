@@ -2,28 +2,15 @@
  * what each seat could see of it, was computed by the game module in C
  * (maat-replay, replay/document.c) and is embedded in the page as JSON.
  * Text from the record or the bots' logs reaches the page only through
- * textContent and SVG text nodes, never as markup. */
+ * textContent and SVG text nodes, never as markup.  $, el, sv and NS:
+ * ladder/page.js, before this script. */
 'use strict';
 (function () {
   const D = JSON.parse(document.getElementById('maat-data').textContent);
-  const NS = 'http://www.w3.org/2000/svg';
   const SEAT = ['#c8553d', '#2e86ab', '#8a9b2e', '#8e5ea2', '#d4a017',
                 '#3d8a6e', '#b5485d', '#6c757d'];
-  const $ = (id) => document.getElementById(id);
 
-  /* ---- small DOM helpers ---------------------------------------------- */
-  function el(tag, text, cls) {
-    const e = document.createElement(tag);
-    if (text !== undefined && text !== null) e.textContent = String(text);
-    if (cls) e.className = cls;
-    return e;
-  }
-  function sv(parent, tag, attrs) {
-    const e = document.createElementNS(NS, tag);
-    for (const k in attrs) e.setAttribute(k, attrs[k]);
-    if (parent) parent.appendChild(e);
-    return e;
-  }
+  /* ---- small DOM helpers (and page.js's) ------------------------------- */
   function tx(parent, x, y, s, attrs) {
     const t = sv(parent, 'text', Object.assign({ x: x, y: y }, attrs || {}));
     t.textContent = String(s);

@@ -229,6 +229,9 @@ def test_index(tmp):
               "index: no replay for m%d-0" % i)
     check("&lt;b&gt;bold&lt;/b&gt;" in html and "<b>bold" not in html,
           "index: a bot name is not escaped")
+    check("content=\"default-src 'none'; style-src 'unsafe-inline'; img-src data:\"" in html
+          and "<script" not in html,
+          "index: its Content Security Policy lets no script run (it has none)")
     check(not os.path.exists(os.path.join(d, "evil.html")) and
           "../evil.html" not in html, "index: a hostile id became a file name")
     page = os.path.join(d, "site", "named-0.html")
