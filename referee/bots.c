@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -42,6 +43,9 @@ static void random_token(char *out, size_t hexlen)
     for (size_t i = 0; i < hexlen / 2 && i < sizeof raw; i++)
         snprintf(out + 2 * i, 3, "%02x", raw[i]);
 }
+
+static int unhideable(match *m, const char *dir, const match_bot *b,
+                      maat_error *err);
 
 /* Start every bot, for game `game` of the series (its logs). */
 static int start_bots(match *m, int game, maat_error *err)
@@ -117,7 +121,7 @@ static int start_bots(match *m, int game, maat_error *err)
                 return err->code;
             snprintf(env_ep, sizeof env_ep, "%s=ipc://%s", MAAT_ENV_ENDPOINT,
                      sock);
-            int unhidden = 0;
+            const char *unhidden = NULL;
             maat_sandbox sb = {sock, (const char *const *)m->hide,
                                c->sandbox_tmp_mb << 20};
             if (maat_sandbox_command(&sb, b->spec->command, boxed,
@@ -125,11 +129,8 @@ static int start_bots(match *m, int game, maat_error *err)
                 return maat_error_set(err, MAAT_EINVAL, "bot %s: its command "
                                       "is too long for the sandbox (4000 "
                                       "bytes at most)", b->spec->name);
-            if (unhidden && c->games > 1 && !m->unhidden_said++)
-                match_say(m, "results are written in or above the working "
-                          "directory, which sandboxed bots must see: they can "
-                          "read this series' earlier records and logs (use "
-                          "--record, --ladder and --log-dir elsewhere)");
+            if (unhidden && unhideable(m, unhidden, b, err))
+                return err->code;
             snprintf(cmd, sizeof cmd, "%s", boxed);
         }
         if (c->log_dir)
@@ -409,10 +410,12 @@ void match_tag_logs(match *m)
             maat_proc_set_tag(m->bot[i].proc, m->decision_no);
 }
 
-/* Absolute `path`, or its directory with `dir` set (into out). */
+/* Absolute `path`, or its directory with `dir` set (into out); resolved
+ * (no ".", "..", symbolic links) when it exists, so that it compares with
+ * the working directory and the bot's program as bubblewrap sees them. */
 static void absolute(const char *path, int dir, char *out, size_t len)
 {
-    char cwd[1024] = "", tmp[1200];
+    char cwd[1024] = "", tmp[1200], real[PATH_MAX];
     if (path[0] != '/' && getcwd(cwd, sizeof cwd))
         snprintf(tmp, sizeof tmp, "%s/%s", cwd, path);
     else
@@ -422,6 +425,8 @@ static void absolute(const char *path, int dir, char *out, size_t len)
         if (slash && slash != tmp)
             *slash = 0;
     }
+    if (realpath(tmp, real) && strlen(real) < sizeof tmp)
+        snprintf(tmp, sizeof tmp, "%s", real);
     size_t n = strlen(tmp);
     if (n >= len) /* cannot be hidden by name: hide nothing rather than
                      the wrong thing */
@@ -433,28 +438,61 @@ static void absolute(const char *path, int dir, char *out, size_t len)
 void match_sandbox_hides(match *m)
 {
     const maat_match_config *c = m->c;
+    const char *from[MATCH_HIDES];
     int n = 0;
+#define HIDE(path, dir, option)                                              \
+    (from[n] = (option),                                                     \
+     absolute((path), (dir), m->hide_buf[n++], sizeof m->hide_buf[0]))
     if (c->ladder_path)
-        absolute(c->ladder_path, 0, m->hide_buf[n++], sizeof m->hide_buf[0]);
+        HIDE(c->ladder_path, 0, "--ladder");
     if (c->record_path) {
-        absolute(c->record_path, 1, m->hide_buf[n++], sizeof m->hide_buf[0]);
+        HIDE(c->record_path, 1, "--record");
         /* when the directory must stay visible, at least the records that
          * are there already are hidden */
         for (int k = 0; k < c->games && k < MATCH_HIDE_RECORDS; k++) {
             char path[1024];
             maat_record_path(c->record_path, c->games, k, path, sizeof path);
-            absolute(path, 0, m->hide_buf[n++], sizeof m->hide_buf[0]);
+            HIDE(path, 0, "--record");
         }
     }
     if (c->log_dir)
-        absolute(c->log_dir, 0, m->hide_buf[n++], sizeof m->hide_buf[0]);
+        HIDE(c->log_dir, 0, "--log-dir");
     if (c->seed_file) /* e.g. a tournament's secret key */
-        absolute(c->seed_file, 0, m->hide_buf[n++], sizeof m->hide_buf[0]);
+        HIDE(c->seed_file, 0, "--seed-file");
     for (int i = 0; i < c->n_hide && n < MATCH_HIDES; i++)
-        absolute(c->hide[i], 0, m->hide_buf[n++], sizeof m->hide_buf[0]);
+        HIDE(c->hide[i], 0, "--hide");
+#undef HIDE
     int k = 0;
     for (int i = 0; i < n; i++)
-        if (m->hide_buf[i][0])
+        if (m->hide_buf[i][0]) {
+            m->hide_from[k] = from[i];
             m->hide[k++] = m->hide_buf[i];
+        }
     m->hide[k] = NULL;
+}
+
+/* A directory the sandbox could not hide from bot b (it holds the working
+ * directory or the bot's program, which the bot must see): an error when
+ * what lands there while bots play could tell one bot what its seat may
+ * not see -- the other seats' logs as they write them, or, in a series,
+ * the earlier games' records (the first holds the series' seed, from
+ * which every later deal is derived).  A match of one game may keep its
+ * record there: it is written when the game is over. */
+static int unhideable(match *m, const char *dir, const match_bot *b,
+                      maat_error *err)
+{
+    const char *option = "--hide";
+    for (int i = 0; m->hide[i]; i++)
+        if (m->hide[i] == dir)
+            option = m->hide_from[i];
+    if (!strcmp(option, "--record") && m->c->games == 1)
+        return MAAT_OK;
+    return maat_error_set(
+        err, MAAT_EINVAL, "%s %s: holds the working directory or bot %s's "
+        "program, so the sandbox cannot hide it, and bots could read %s: "
+        "use a directory of its own", option, dir, b->spec->name,
+        !strcmp(option, "--log-dir") ? "each other's logs during the game"
+        : !strcmp(option, "--record") ? "the series' earlier records (and "
+                                        "seed) in later games"
+                                      : "what it holds");
 }

@@ -145,7 +145,7 @@ typedef struct match {
     /* sandboxes: what the referee writes, hidden from the bots */
     char hide_buf[MATCH_HIDES][1024];
     char *hide[MATCH_HIDES + 1];
-    int unhidden_said;
+    const char *hide_from[MATCH_HIDES + 1]; /* the option that named each */
     int turn_disabled;  /* priorities cannot be restored here */
     /* addresses with no seat that sent something: counted, not believed */
     stranger strangers[MAX_STRANGERS];

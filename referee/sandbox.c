@@ -214,10 +214,10 @@ static void find_bwrap(char *out, size_t len)
 }
 
 int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
-                         size_t len, int *unhidden)
+                         size_t len, const char **unhidden)
 {
     char cwd[1024], size[32], bwrap[1100];
-    *unhidden = 0;
+    *unhidden = NULL;
     if (!sb->socket_path || !getcwd(cwd, sizeof cwd))
         return -1;
     /* A private /tmp, bounded: what a bot writes there is host memory. */
@@ -272,7 +272,8 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
         if (contains("/tmp", h) && !bound_back(h, cwd, cmd))
             continue;
         if (S_ISDIR(st.st_mode) && needed(h, cwd, cmd)) {
-            (*unhidden)++;
+            if (!*unhidden)
+                *unhidden = h;
             continue;
         }
         if (inside_hidden(sb->hide, i, cwd, cmd))

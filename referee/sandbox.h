@@ -40,12 +40,13 @@ int maat_sandbox_filter_open(maat_error *err);
  * in it dies with the sandbox, and the sandbox with the referee.  The seat's socket file is mounted read-only; each path in
  * `hide` that exists is replaced by an empty directory or file, except a
  * directory holding the working directory or a path the command names
- * (counted in *unhidden).  bubblewrap waits for the start gate's byte
+ * (the first such entry in *unhidden, else NULL: the caller decides
+ * whether the match may be played so).  bubblewrap waits for the start gate's byte
  * and reads the filter from descriptor MAAT_PROC_PASS_FD (proc.h): run
  * the command with maat_proc_spawn_gated and maat_sandbox_filter_open's
  * descriptor.  -1
  * when socket_path is NULL or the result does not fit. */
 int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
-                         size_t len, int *unhidden);
+                         size_t len, const char **unhidden);
 
 #endif

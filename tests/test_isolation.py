@@ -11,7 +11,9 @@ stderr -- the bot log -- then plays as maat-random) sits in one seat:
     it (the attack that caught another seat's hello), and no other
     seat's socket is beside it, wherever $TMPDIR is;
   - the ladder file, the records and the logs are hidden from it, also
-    when they sit beside its socket ($TMPDIR) or in /tmp itself;
+    when they sit beside its socket ($TMPDIR) or in /tmp itself; logs or a
+    series' records where they cannot be hidden (the directory the bots
+    run in) are refused;
   - its /tmp is capped (--limit-tmp);
   - a descendant that leaves its session dies with the referee, even when
     the referee is killed with SIGKILL.
@@ -230,6 +232,46 @@ def outputs_beside_socket(tmp):
                 os.unlink(f)
 
 
+def cannot_hide(tmp):
+    """Logs, or a series' records, in the directory the bots run in (which
+    a sandbox must show them): refused, naming the option, before any game
+    -- a bot would read the other seats' logs as they are written, or game
+    0's record (the series' seed) during game 1.  A one-game match may keep
+    its record there: it is written once the game is over."""
+    d = os.path.join(tmp, 'cwd-outputs')
+    os.makedirs(d)
+    probe = probe_file(d)
+    env = dict(os.environ, MAAT_RANDOM_BOT=RANDOM, MAAT_PROBE_PATHS='')
+    env.pop('MAAT_SANDBOX', None)
+
+    def referee(*args):
+        return subprocess.run([REFEREE, '--seed', '9', *args,
+                               '--bot', 'probe=./probe.sh',
+                               '--bot', 'other=' + RANDOM],
+                              cwd=d, env=env, capture_output=True, text=True,
+                              timeout=300)
+    p = referee('--log-dir', '.')
+    check(p.returncode == 2 and '--log-dir ' + os.path.realpath(d) in p.stderr
+          and "each other's logs" in p.stderr and
+          not [f for f in os.listdir(d) if f.endswith('.log')],
+          '--log-dir in the bots\' working directory: refused (exit 2, '
+          'naming it), no game played', p.stderr)
+    p = referee('--games', '2', '--record', 'rec.json')
+    check(p.returncode == 2 and '--record ' in p.stderr and
+          'seed' in p.stderr and not os.path.exists(os.path.join(d, 'rec-0.json')),
+          'a series\' records in the bots\' working directory: refused '
+          '(exit 2), no game played', p.stderr)
+    p = referee('--record', 'rec.json')
+    check(p.returncode == 0 and os.path.exists(os.path.join(d, 'rec.json')),
+          'one game\'s record in the bots\' working directory: played',
+          p.stderr)
+    os.makedirs(os.path.join(d, 'records'))
+    p = referee('--games', '2', '--record', 'records/rec.json',
+                '--log-dir', 'logs')
+    check(p.returncode == 0, 'records and logs in directories of their own '
+          'below it: played', p.stderr)
+
+
 def marked(marker):
     found = []
     for d in os.listdir('/proc'):
@@ -314,6 +356,7 @@ def main():
             prefix='maat-isolation-') as tmp:
         isolated_match(tmp)
         outputs_beside_socket(tmp)
+        cannot_hide(tmp)
         sigkill(tmp)
         unavailable(tmp)
     return report()

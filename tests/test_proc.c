@@ -730,7 +730,7 @@ static void test_sandbox_words(void)
 {
     maat_sandbox sb = {"/tmp/maat-x/seat-0", NULL, 0};
     char out[9000];
-    int unhidden;
+    const char *unhidden;
     CHECK(maat_sandbox_command(&sb, "/opt/b/bot --level 'two words'", out,
                                sizeof out, &unhidden) == 0, "sandbox command");
     char **w = maat_proc_words(out);
