@@ -211,9 +211,10 @@ int maat_file_creatable(const char *path, const char *what, maat_error *err)
     return MAAT_OK;
 }
 
-int maat_ladder_check_writable(const char *path, maat_error *err)
+int maat_ladder_check_writable(const char *path, int create,
+                               maat_error *err)
 {
-    if (access(path, F_OK) != 0) /* created by the first line */
+    if (!create && access(path, F_OK) != 0) /* created by the first line */
         return maat_file_creatable(path, "ladder file", err);
     int fd = open_ladder(path, err);
     if (fd < 0)

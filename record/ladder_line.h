@@ -48,8 +48,12 @@ int maat_ladder_line_append(const maat_ladder_line *l, const char *path,
 int maat_jsonl_append(const char *path, const char *line, size_t len,
                       maat_error *err);
 /* Before a match: can path be appended to (a regular file, or one its
- * directory lets us create)?  MAAT_EIO naming it otherwise. */
-int maat_ladder_check_writable(const char *path, maat_error *err);
+ * directory lets us create)?  MAAT_EIO naming it otherwise.  With
+ * `create`, an absent file is created empty now (so that a sandbox can
+ * hide it: one that appears later, with game 0's line and seed, would be
+ * visible to bots still playing the series). */
+int maat_ladder_check_writable(const char *path, int create,
+                               maat_error *err);
 
 /* One line as the ladder reads it. */
 typedef struct maat_ladder_game {

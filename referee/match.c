@@ -526,10 +526,12 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
     }
     derive_match_id(m);
     /* A result that could not be written would be lost after the whole
-     * match was played: find out now. */
+     * match was played: find out now.  (Sandboxed bots get the ladder
+     * file hidden, which needs it to exist before they start.) */
     if ((c->record_path &&
          maat_record_check_writable(c->record_path, c->games, err)) ||
-        (c->ladder_path && maat_ladder_check_writable(c->ladder_path, err))) {
+        (c->ladder_path &&
+         maat_ladder_check_writable(c->ladder_path, c->sandbox, err))) {
         rc = err->code;
         goto out;
     }

@@ -29,7 +29,10 @@ import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from maattest import RANDOM, REFEREE, check, report  # noqa: E402
+from maattest import BUILD, RANDOM, REFEREE, check, report  # noqa: E402
+
+MCTS = os.environ.get('MAAT_MCTS', os.path.join(BUILD, 'sample-bots',
+                                                'maat-mcts'))
 
 
 PROBE = r'''#!/bin/sh
@@ -272,6 +275,49 @@ def cannot_hide(tmp):
           'below it: played', p.stderr)
 
 
+WATCHER = r'''#!/bin/sh
+# looks at the ladder file every 10 ms while the series is played (until
+# its own bot is gone), and says so if it ever holds a line
+( while kill -0 $$ 2>/dev/null; do
+    if [ -s "$MAAT_WATCH" ]; then echo SAW-LADDER; exit; fi
+    sleep 0.01
+  done ) >&2 &
+exec "$MAAT_RANDOM_BOT"
+'''
+
+
+def series_ladder(tmp):
+    """A series (--games 2, the same bot processes) with a ladder file that
+    does not exist yet: game 0's line (its seed is the series' seed, from
+    which game 1's deal is derived) must stay hidden from bots playing
+    game 1 -- the referee creates the file before they start, so that the
+    sandbox can hide it."""
+    d = os.path.join(tmp, 'series')
+    logs = os.path.join(d, 'logs')
+    os.makedirs(d)
+    watcher = os.path.join(d, 'watcher.sh')
+    with open(watcher, 'w') as f:
+        f.write(WATCHER)
+    os.chmod(watcher, 0o755)
+    ladder = os.path.join(d, 'ladder.jsonl')
+    env = dict(os.environ, MAAT_RANDOM_BOT=RANDOM, MAAT_WATCH=ladder)
+    env.pop('MAAT_SANDBOX', None)
+    # the opponent thinks 20 ms a decision: game 1 lasts about a second,
+    # a hundred looks
+    p = subprocess.run([REFEREE, '--fixed-seats', '--seed', '11',
+                        '--games', '2', '--ladder', ladder, '--log-dir', logs,
+                        '--bot', 'watcher=' + watcher,
+                        '--bot', 'thinker=%s --budget-ms 20' % MCTS],
+                       env=env, capture_output=True, text=True, timeout=300)
+    lines = open(ladder).read().splitlines() if os.path.exists(ladder) else []
+    check(p.returncode == 0 and len(lines) == 2,
+          'a series into a new ladder file: both games written', p.stderr)
+    seen = ''.join(open(os.path.join(logs, f)).read()
+                   for f in os.listdir(logs) if '-watcher' in f)
+    check('SAW-LADDER' not in seen, 'game 0\'s ladder line (the series\' '
+          'seed) is hidden from a bot still playing the series', seen[-300:])
+
+
 def marked(marker):
     found = []
     for d in os.listdir('/proc'):
@@ -357,6 +403,7 @@ def main():
         isolated_match(tmp)
         outputs_beside_socket(tmp)
         cannot_hide(tmp)
+        series_ladder(tmp)
         sigkill(tmp)
         unavailable(tmp)
     return report()
