@@ -903,8 +903,8 @@ static char **match_argv(league *L, const lineup *u, const char *id,
 {
     char tokens[MAAT_MAX_SEATS][300];
     char record[4400], logs[4200];
-    char key[4200], state[4200], entries[4200];
-    const char *extra[8 + MAAT_MAX_REFEREE_ARGS];
+    char key[4200], state[4200], entries[4200], site[4200];
+    const char *extra[10 + MAAT_MAX_REFEREE_ARGS];
     int n = 0;
     const char *base = L->c.queue ? L->abs : L->dir;
     snprintf(record, sizeof record, "%s/records/%s.json", base, id);
@@ -912,12 +912,17 @@ static char **match_argv(league *L, const lineup *u, const char *id,
     snprintf(key, sizeof key, "%s/state/seed.key", base);
     snprintf(state, sizeof state, "%s/state", base);
     snprintf(entries, sizeof entries, "%s/entries", base);
+    snprintf(site, sizeof site, "%s/site", base);
     extra[n++] = "--record";
     extra[n++] = record;
     extra[n++] = "--hide"; /* the keys, the versions, remote tokens */
     extra[n++] = state;
     extra[n++] = "--hide";
     extra[n++] = entries;
+    /* the page and its replays: the league writes game 0's replay as soon
+     * as its line is in, while the same deal is played again (duplicate) */
+    extra[n++] = "--hide";
+    extra[n++] = site;
     maat_referee_cmd c = {
         .referee = L->c.referee, .game = L->c.game, .seed_file = key,
         .seed_label = id, .duplicate = L->c.duplicate, .match_id = id,

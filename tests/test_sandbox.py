@@ -217,8 +217,9 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
                            timeout=120)
         check(p.returncode == 5 and "bot a: the sandbox could not be made, "
               "the machine's failure, not the bot's: no result written" in
-              p.stderr and what in p.stderr and not os.path.exists(lad) and
-              not os.path.exists(rec),
+              p.stderr and what in p.stderr and not os.path.exists(rec) and
+              # (made empty before the bots start, so it can be hidden)
+              os.path.exists(lad) and os.path.getsize(lad) == 0,
               f"bubblewrap {what.split(':')[0]}: an error, no result "
               f"(exit {p.returncode}) {p.stderr[-300:]!r}")
     liar, logs = os.path.join(d, "liar.sh"), os.path.join(d, "logs")
@@ -284,6 +285,48 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
           sum("--chdir" not in x for x in calls) == 1,
           f"a league checks bubblewrap once, not in each referee "
           f"({len(failed)} matches, calls {[x[:40] for x in calls]})")
+
+# A league writes game 0's replay into DIR/site as soon as its line is in,
+# while the same deal is played again from the other seats (duplicate):
+# the page is hidden from the bots, with the rest of what the league keeps.
+with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
+    league = os.path.join(d, "lg")
+    snoop = os.path.join(d, "snoop.sh")
+    with open(snoop, "w") as f:
+        f.write("#!/bin/sh\necho \"SITE $(ls -A %s/site/replays "
+                "2>/dev/null | tr '\\n' ' ')\" >&2\nexec %s\n"
+                % (league, RANDOM))
+    os.chmod(snoop, 0o755)
+    env = dict(os.environ)
+    env.pop("MAAT_SANDBOX", None)
+    subprocess.run([LADDER, "league", "new", league, "--reference", RANDOM,
+                    "--jobs", "1", "--validation-matches", "1"], check=True,
+                   capture_output=True, env=env)
+    conf = json.load(open(os.path.join(league, "league.json")))
+    conf.update(referee=REF, duplicate=True, replays=True)
+    json.dump(conf, open(os.path.join(league, "league.json"), "w"))
+    with open(os.path.join(league, "entries", "snoop.json"), "w") as f:
+        json.dump({"command": snoop}, f)
+    lp = subprocess.Popen([LADDER, "league", "run", league, "--quiet"],
+                          env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+    replays_dir = os.path.join(league, "site", "replays")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and lp.poll() is None and \
+            len(os.listdir(replays_dir)) < 2:
+        time.sleep(0.05)  # polling another process's files, with a deadline
+    lp.send_signal(signal.SIGTERM)
+    lp.wait(timeout=120)
+    logs = os.path.join(league, "logs")
+    seen = [l for f in sorted(os.listdir(logs)) if "snoop" in f
+            for l in open(os.path.join(logs, f)) if "SITE" in l]
+    replays = os.listdir(replays_dir)
+    check(len(seen) == 2 and len(replays) == 2,
+          f"a league's validation match: two games, two replays, the bot "
+          f"looked in each ({seen}, {replays})")
+    check(all(l.split("SITE", 1)[1].strip() == "" for l in seen),
+          f"a league's bots do not see its page: game 1 cannot read game "
+          f"0's replay, the same deal ({seen})")
 
 print(f"test_sandbox: {failures} failed")
 sys.exit(1 if failures else 0)
