@@ -1016,6 +1016,13 @@ static int start_match(league *L, const lineup *u)
             fputc(' ', mem);
             put_quoted(mem, *a);
         }
+        /* the referee's exit status beside the shard: 5 is the machine's
+         * failure (a sandbox could not be made), which fails no version */
+        char status[4400];
+        snprintf(status, sizeof status, "%.*s.exit",
+                 (int)(strlen(shard) - 5), shard);
+        fputs("; echo $? >", mem);
+        put_quoted(mem, status);
         fputs("; touch ", mem);
         put_quoted(mem, shard);
         fputs(" && mv ", mem);
@@ -1353,10 +1360,21 @@ static void collect_shards(league *L)
             fclose(f);
         unlink(shard);
         unlink(job);
-        char how[100];
-        snprintf(how, sizeof how, "its shard came back with %d of %d games",
-                 games, gpm(L));
-        finished(L, r, games < gpm(L) ? how : NULL, 0);
+        /* the referee's exit status, when the queued command wrote it */
+        char status[4400];
+        snprintf(status, sizeof status, "%s/%s.exit", dir, m->id);
+        FILE *sf = fopen(status, "r");
+        int code = -1;
+        if (!sf || fscanf(sf, "%d", &code) != 1)
+            code = -1;
+        if (sf)
+            fclose(sf);
+        unlink(status);
+        char how[160];
+        snprintf(how, sizeof how, "its shard came back with %d of %d games%s",
+                 games, gpm(L), code == 5 ? " (the referee exited with 5: "
+                 "the machine failed, not a bot)" : "");
+        finished(L, r, games < gpm(L) ? how : NULL, code == 5);
     }
 }
 

@@ -286,6 +286,60 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
           f"a league checks bubblewrap once, not in each referee "
           f"({len(failed)} matches, calls {[x[:40] for x in calls]})")
 
+# Queue mode: the referee runs on another machine, and its exit status
+# comes back beside the shard; exit 5 (a sandbox could not be made there)
+# fails no version.  The queued line is run here, with a bwrap that stops
+# working once the referee has checked it.
+with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
+    league = os.path.join(d, "lq")
+    env = fake_bwrap(d, "case \"$*\" in *--block-fd*) echo 'bwrap: No "
+                     "permissions to create new namespace' >&2; exit 1;; "
+                     "esac\n" + REAL_BWRAP)
+    subprocess.run([LADDER, "league", "new", league, "--reference", RANDOM,
+                    "--jobs", "1", "--validation-matches", "1", "--queue"],
+                   check=True, capture_output=True, env=env)
+    conf = json.load(open(os.path.join(league, "league.json")))
+    conf.update(referee=REF)
+    json.dump(conf, open(os.path.join(league, "league.json"), "w"))
+    with open(os.path.join(league, "entries", "e.json"), "w") as f:
+        json.dump({"command": RANDOM}, f)
+    lp = subprocess.Popen([LADDER, "league", "run", league, "--quiet"],
+                          env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL)
+    queue = os.path.join(league, "queue")
+
+    def queued():
+        return open(queue).read().splitlines() if os.path.exists(queue) \
+            else []
+
+    def evs():
+        p = os.path.join(league, "events.jsonl")
+        return [json.loads(x) for x in open(p)] if os.path.exists(p) else []
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and not queued():
+            time.sleep(0.05)  # polling another process's file, with a deadline
+        lines = queued()
+        check(len(lines) == 1 and ".exit" in lines[0],
+              f"queue mode: the queued command keeps the referee's exit "
+              f"status ({lines[:1]})")
+        if lines:
+            subprocess.run(["bash", "-c", lines[0]], env=env,
+                           capture_output=True, timeout=120)
+        while time.monotonic() < deadline and lp.poll() is None and not any(
+                e["event"] == "match failed" for e in evs()):
+            time.sleep(0.05)  # polling another process's file, with a deadline
+    finally:
+        lp.send_signal(signal.SIGTERM)
+        lp.wait(timeout=120)
+    failed = [e for e in evs() if e["event"] == "match failed"]
+    check(failed and "the machine failed, not a bot" in failed[0]["detail"]
+          and not any(e["event"] == "failed" for e in evs()),
+          f"queue mode: a referee's exit 5 fails no entry ({failed[:1]})")
+    check(not [f for f in os.listdir(os.path.join(league, "shards"))
+               if f.endswith(".exit")], "queue mode: the exit status file "
+          "is removed with its shard")
+
 # A league writes game 0's replay into DIR/site as soon as its line is in,
 # while the same deal is played again from the other seats (duplicate):
 # the page is hidden from the bots, with the rest of what the league keeps.
