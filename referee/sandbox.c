@@ -7,6 +7,7 @@
 #define _GNU_SOURCE /* memfd_create */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <seccomp.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -141,6 +142,10 @@ static int needed(const char *dir, const char *cwd, const char *cmd)
         snprintf(path, sizeof path, "%s%s%s", w[0] == '/' ? "" : cwd,
                  w[0] == '/' ? "" : "/", w);
         if (contains(dir, path))
+            return 1;
+        /* as named, and resolved ("..", a link): the bot needs both */
+        char real[PATH_MAX];
+        if (realpath(path, real) && contains(dir, real))
             return 1;
     }
     return 0;
