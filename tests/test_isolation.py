@@ -268,6 +268,18 @@ def cannot_hide(tmp):
     check(p.returncode == 0 and os.path.exists(os.path.join(d, 'rec.json')),
           'one game\'s record in the bots\' working directory: played',
           p.stderr)
+    # the bot's program named through '..': its directory is needed too
+    run_dir, bots = os.path.join(d, 'run'), os.path.join(d, 'bots')
+    os.makedirs(run_dir)
+    os.makedirs(bots)
+    probe_file(bots)
+    p = subprocess.run([REFEREE, '--seed', '9', '--log-dir', '../bots',
+                        '--bot', 'probe=../bots/probe.sh',
+                        '--bot', 'other=' + RANDOM], cwd=run_dir, env=env,
+                       capture_output=True, text=True, timeout=300)
+    check(p.returncode == 2 and '--log-dir ' + os.path.realpath(bots)
+          in p.stderr, '--log-dir holding a program named as ../bots/X: '
+          'refused, not hidden over the program', p.stderr)
     os.makedirs(os.path.join(d, 'records'))
     p = referee('--games', '2', '--record', 'records/rec.json',
                 '--log-dir', 'logs')
