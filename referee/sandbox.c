@@ -241,6 +241,12 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
         add(out, len, size);
     }
     add(out, len, "--tmpfs /tmp");
+    /* An empty /run: the host's daemons keep their sockets there (Docker,
+     * D-Bus, systemd, a user's runtime directory), and a read-only mount
+     * does not stop connect() -- a bot of a referee run as root could
+     * have talked to Docker.  Kept when the bot runs from there. */
+    if (!needed("/run", cwd, cmd))
+        add(out, len, "--size 4096 --tmpfs /run");
     /* The referee's directory stays reachable even when it is under /tmp,
      * read-only like the rest. */
     if (contains("/tmp", cwd)) {

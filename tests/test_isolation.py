@@ -14,7 +14,8 @@ stderr -- the bot log -- then plays as maat-random) sits in one seat:
     when they sit beside its socket ($TMPDIR) or in /tmp itself; logs or a
     series' records where they cannot be hidden (the directory the bots
     run in) are refused;
-  - its /tmp is capped (--limit-tmp);
+  - its /tmp is capped (--limit-tmp); /run (the host daemons' sockets) is
+    empty;
   - a descendant that leaves its session dies with the referee, even when
     the referee is killed with SIGKILL.
 And with bubblewrap missing, the referee says plainly, once, that bots are
@@ -23,6 +24,7 @@ not isolated.  No sleep synchronises: waits are for files, with deadlines.
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -330,6 +332,57 @@ def series_ladder(tmp):
           'seed) is hidden from a bot still playing the series', seen[-300:])
 
 
+CONNECT = r'''#!/bin/sh
+# tries the host's Unix socket named in MAAT_HOST_SOCKET, then plays
+/usr/bin/python3 -c "
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect(sys.argv[1])
+    print('HOST-SOCKET connected')
+except OSError as e:
+    print('HOST-SOCKET refused', e.errno)
+" "$MAAT_HOST_SOCKET" >&2
+exec "$MAAT_RANDOM_BOT"
+'''
+
+
+def host_sockets(tmp):
+    """The host's daemons keep their sockets in /run (Docker, D-Bus,
+    systemd): a read-only file system does not stop connect(), so /run is
+    empty in the sandbox.  Needs a socket of our own in /run: as root (CI)."""
+    path = '/run/maat-isolation-%d.sock' % os.getpid()
+    try:
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(path)
+        server.listen(5)
+    except OSError as e:
+        print('SKIP host sockets: cannot make a socket in /run (%s)' % e)
+        return
+    try:
+        d = os.path.join(tmp, 'host-socket')
+        logs = os.path.join(d, 'logs')
+        os.makedirs(d)
+        bot = os.path.join(d, 'connect.sh')
+        with open(bot, 'w') as f:
+            f.write(CONNECT)
+        os.chmod(bot, 0o755)
+        env = dict(os.environ, MAAT_RANDOM_BOT=RANDOM, MAAT_HOST_SOCKET=path)
+        env.pop('MAAT_SANDBOX', None)
+        p = subprocess.run([REFEREE, '--seed', '13', '--log-dir', logs,
+                            '--bot', 'connect=' + bot, '--bot',
+                            'other=' + RANDOM], env=env, capture_output=True,
+                           text=True, timeout=300)
+        said = [l for l in log_of(logs, 'connect').splitlines()
+                if 'HOST-SOCKET' in l]
+        check(p.returncode == 0 and len(said) == 1 and
+              'refused' in said[0], 'a host socket in /run (a daemon\'s, '
+              'such as Docker\'s) cannot be reached', repr(said) + p.stderr)
+    finally:
+        server.close()
+        os.unlink(path)
+
+
 def marked(marker):
     found = []
     for d in os.listdir('/proc'):
@@ -416,6 +469,7 @@ def main():
         outputs_beside_socket(tmp)
         cannot_hide(tmp)
         series_ladder(tmp)
+        host_sockets(tmp)
         sigkill(tmp)
         unavailable(tmp)
     return report()
