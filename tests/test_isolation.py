@@ -82,12 +82,25 @@ exec "$MAAT_RANDOM_BOT"
 '''
 
 
-def probe_file(d):
-    path = os.path.join(d, 'probe.sh')
+def script_file(d, name, text):
+    """An executable script DIR/NAME holding text; its path."""
+    path = os.path.join(d, name)
     with open(path, 'w') as f:
-        f.write(PROBE)
+        f.write(text)
     os.chmod(path, 0o755)
     return path
+
+
+def probe_file(d):
+    return script_file(d, 'probe.sh', PROBE)
+
+
+def sandboxed_env(**extra):
+    """The environment of a referee with its default sandbox, its bot
+    scripts ending in the random bot."""
+    env = dict(os.environ, MAAT_RANDOM_BOT=RANDOM, **extra)
+    env.pop('MAAT_SANDBOX', None)
+    return env
 
 
 def log_of(logs, bot):
@@ -309,13 +322,9 @@ def series_ladder(tmp):
     d = os.path.join(tmp, 'series')
     logs = os.path.join(d, 'logs')
     os.makedirs(d)
-    watcher = os.path.join(d, 'watcher.sh')
-    with open(watcher, 'w') as f:
-        f.write(WATCHER)
-    os.chmod(watcher, 0o755)
+    watcher = script_file(d, 'watcher.sh', WATCHER)
     ladder = os.path.join(d, 'ladder.jsonl')
-    env = dict(os.environ, MAAT_RANDOM_BOT=RANDOM, MAAT_WATCH=ladder)
-    env.pop('MAAT_SANDBOX', None)
+    env = sandboxed_env(MAAT_WATCH=ladder)
     # the opponent thinks 20 ms a decision: game 1 lasts about a second,
     # a hundred looks
     p = subprocess.run([REFEREE, '--fixed-seats', '--seed', '11',
@@ -363,12 +372,8 @@ def host_sockets(tmp):
         d = os.path.join(tmp, 'host-socket')
         logs = os.path.join(d, 'logs')
         os.makedirs(d)
-        bot = os.path.join(d, 'connect.sh')
-        with open(bot, 'w') as f:
-            f.write(CONNECT)
-        os.chmod(bot, 0o755)
-        env = dict(os.environ, MAAT_RANDOM_BOT=RANDOM, MAAT_HOST_SOCKET=path)
-        env.pop('MAAT_SANDBOX', None)
+        bot = script_file(d, 'connect.sh', CONNECT)
+        env = sandboxed_env(MAAT_HOST_SOCKET=path)
         p = subprocess.run([REFEREE, '--seed', '13', '--log-dir', logs,
                             '--bot', 'connect=' + bot, '--bot',
                             'other=' + RANDOM], env=env, capture_output=True,

@@ -30,6 +30,28 @@ def fake_bwrap(d, body):
 
 REAL_BWRAP = f"exec '{shutil.which('bwrap')}' \"$@\""
 
+
+def start_league(league, env, entry, *new_args, **conf):
+    """`maat-ladder league new` (one validation match), the config's fields
+    set, one entry, and the league running (quiet) in the background."""
+    subprocess.run([LADDER, "league", "new", league, "--reference", RANDOM,
+                    "--jobs", "1", "--validation-matches", "1", *new_args],
+                   check=True, capture_output=True, env=env)
+    path = os.path.join(league, "league.json")
+    c = json.load(open(path))
+    c.update(referee=REF, **conf)
+    json.dump(c, open(path, "w"))
+    with open(os.path.join(league, "entries", entry[0] + ".json"), "w") as f:
+        json.dump({"command": entry[1]}, f)
+    return subprocess.Popen([LADDER, "league", "run", league, "--quiet"],
+                            env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+
+
+def league_events(league):
+    p = os.path.join(league, "events.jsonl")
+    return [json.loads(x) for x in open(p)] if os.path.exists(p) else []
+
 if subprocess.run("bwrap --ro-bind / / true", shell=True,
                   capture_output=True).returncode != 0:
     print("bubblewrap is not usable here; skipping")
@@ -254,21 +276,10 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
     env = fake_bwrap(d, "case \"$*\" in *--block-fd*) echo 'bwrap: No "
                      "permissions to create new namespace' >&2; exit 1;; "
                      "esac\n" + REAL_BWRAP)
-    subprocess.run([LADDER, "league", "new", league, "--reference", RANDOM,
-                    "--jobs", "1", "--validation-matches", "1"], check=True,
-                   capture_output=True, env=env)
-    conf = json.load(open(os.path.join(league, "league.json")))
-    conf.update(referee=REF)
-    json.dump(conf, open(os.path.join(league, "league.json"), "w"))
-    with open(os.path.join(league, "entries", "e.json"), "w") as f:
-        json.dump({"command": RANDOM}, f)
-    lp = subprocess.Popen([LADDER, "league", "run", league, "--quiet"],
-                          env=env, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
+    lp = start_league(league, env, ("e", RANDOM))
 
     def evs():
-        p = os.path.join(league, "events.jsonl")
-        return [json.loads(x) for x in open(p)] if os.path.exists(p) else []
+        return league_events(league)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and lp.poll() is None and sum(
             e["event"] == "match failed" for e in evs()) < 2:
@@ -295,17 +306,7 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
     env = fake_bwrap(d, "case \"$*\" in *--block-fd*) echo 'bwrap: No "
                      "permissions to create new namespace' >&2; exit 1;; "
                      "esac\n" + REAL_BWRAP)
-    subprocess.run([LADDER, "league", "new", league, "--reference", RANDOM,
-                    "--jobs", "1", "--validation-matches", "1", "--queue"],
-                   check=True, capture_output=True, env=env)
-    conf = json.load(open(os.path.join(league, "league.json")))
-    conf.update(referee=REF)
-    json.dump(conf, open(os.path.join(league, "league.json"), "w"))
-    with open(os.path.join(league, "entries", "e.json"), "w") as f:
-        json.dump({"command": RANDOM}, f)
-    lp = subprocess.Popen([LADDER, "league", "run", league, "--quiet"],
-                          env=env, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
+    lp = start_league(league, env, ("e", RANDOM), "--queue")
     queue = os.path.join(league, "queue")
 
     def queued():
@@ -313,8 +314,7 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
             else []
 
     def evs():
-        p = os.path.join(league, "events.jsonl")
-        return [json.loads(x) for x in open(p)] if os.path.exists(p) else []
+        return league_events(league)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not queued():
@@ -353,17 +353,8 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
     os.chmod(snoop, 0o755)
     env = dict(os.environ)
     env.pop("MAAT_SANDBOX", None)
-    subprocess.run([LADDER, "league", "new", league, "--reference", RANDOM,
-                    "--jobs", "1", "--validation-matches", "1"], check=True,
-                   capture_output=True, env=env)
-    conf = json.load(open(os.path.join(league, "league.json")))
-    conf.update(referee=REF, duplicate=True, replays=True)
-    json.dump(conf, open(os.path.join(league, "league.json"), "w"))
-    with open(os.path.join(league, "entries", "snoop.json"), "w") as f:
-        json.dump({"command": snoop}, f)
-    lp = subprocess.Popen([LADDER, "league", "run", league, "--quiet"],
-                          env=env, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL)
+    lp = start_league(league, env, ("snoop", snoop), duplicate=True,
+                      replays=True)
     replays_dir = os.path.join(league, "site", "replays")
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and lp.poll() is None and \
