@@ -435,33 +435,39 @@ static void absolute(const char *path, int dir, char *out, size_t len)
     out[n] = 0;
 }
 
+/* One more path to hide, named by `option` (for the error that says why a
+ * directory cannot be hidden); empty when it could not be named. */
+static void hide_add(match *m, const char **from, int *n, const char *path,
+                     int dir, const char *option)
+{
+    from[*n] = option;
+    absolute(path, dir, m->hide_buf[*n], sizeof m->hide_buf[0]);
+    (*n)++;
+}
+
 void match_sandbox_hides(match *m)
 {
     const maat_match_config *c = m->c;
     const char *from[MATCH_HIDES];
     int n = 0;
-#define HIDE(path, dir, option)                                              \
-    (from[n] = (option),                                                     \
-     absolute((path), (dir), m->hide_buf[n++], sizeof m->hide_buf[0]))
     if (c->ladder_path)
-        HIDE(c->ladder_path, 0, "--ladder");
+        hide_add(m, from, &n, c->ladder_path, 0, "--ladder");
     if (c->record_path) {
-        HIDE(c->record_path, 1, "--record");
+        hide_add(m, from, &n, c->record_path, 1, "--record");
         /* when the directory must stay visible, at least the records that
          * are there already are hidden */
         for (int k = 0; k < c->games && k < MATCH_HIDE_RECORDS; k++) {
             char path[1024];
             maat_record_path(c->record_path, c->games, k, path, sizeof path);
-            HIDE(path, 0, "--record");
+            hide_add(m, from, &n, path, 0, "--record");
         }
     }
     if (c->log_dir)
-        HIDE(c->log_dir, 0, "--log-dir");
+        hide_add(m, from, &n, c->log_dir, 0, "--log-dir");
     if (c->seed_file) /* e.g. a tournament's secret key */
-        HIDE(c->seed_file, 0, "--seed-file");
+        hide_add(m, from, &n, c->seed_file, 0, "--seed-file");
     for (int i = 0; i < c->n_hide && n < MATCH_HIDES; i++)
-        HIDE(c->hide[i], 0, "--hide");
-#undef HIDE
+        hide_add(m, from, &n, c->hide[i], 0, "--hide");
     int k = 0;
     for (int i = 0; i < n; i++)
         if (m->hide_buf[i][0]) {
