@@ -16,7 +16,10 @@
  * Reported:
  *  - wall_us: each decision's round trip as the referee's clock sees it
  *    (request sent .. answer decoded and checked; what --record-timing
- *    records), against the raw round trip: same percentiles, pooled;
+ *    records), against the raw round trip: same percentiles, pooled; and
+ *    against a second raw block of each round, one DEALER process per
+ *    seat asked in turn (bench-pingpong --peers N), the shape of a match,
+ *    where each decision wakes another process than the last;
  *  - cycle: the whole decision loop, wall time per decision of a series
  *    (legal actions, encoding, sending, waiting, decoding, applying,
  *    recording), (T(G games) - T(1 game)) / (D(G) - D(1)), per round;
@@ -363,14 +366,14 @@ static double field(const char *line, const char *key)
 }
 
 static int run_raw(const char *pingpong, const char *transport, long count,
-                   long req, long act, const char *wait, const char *samples,
-                   raw *r)
+                   long req, long act, const char *wait, int peers,
+                   const char *samples, raw *r)
 {
     char cmd[10000], line[1000];
     snprintf(cmd, sizeof cmd, "'%s' --machine --transport %s --count %ld "
              "--warmup 200 --req-bytes %ld --act-bytes %ld --wait %s "
-             "--samples '%s'", pingpong, transport, count, req, act, wait,
-             samples);
+             "--peers %d --samples '%s'", pingpong, transport, count, req,
+             act, wait, peers, samples);
     FILE *p = popen(cmd, "r");
     if (!p)
         return -1;
@@ -576,7 +579,10 @@ int main(int argc, char **argv)
         return 1;
     snprintf(base, sizeof base, "%s/r.json", dir);
     snprintf(samples, sizeof samples, "%s/raw.txt", dir);
-    vec raw_all = {0}, wall_all = {0}, cpu_all = {0};
+    /* raw_all: one DEALER process, as the goal was first measured;
+     * raw_peers: one DEALER process per seat, asked in turn, the shape of
+     * a match (each decision wakes another process) */
+    vec raw_all = {0}, raw_peers = {0}, wall_all = {0}, cpu_all = {0};
     double *cycle = calloc((size_t)rounds, sizeof *cycle),
            *ratio = calloc((size_t)rounds, sizeof *ratio),
            *ref_cpu = calloc((size_t)rounds, sizeof *ref_cpu),
@@ -590,15 +596,14 @@ int main(int argc, char **argv)
            "ref_cpu", "raw_cpu_r", "bot_cpu", "raw_cpu_d");
     long total_dec = 0;
     for (int r = 0; r < rounds; r++) {
-        raw rw = {0};
-        if (run_raw(pingpong, transport, raw_count, req, act, raw_wait,
-                    samples, &rw))
+        raw rw = {0}, rn = {0};
+        if (run_raw(pingpong, transport, raw_count, req, act, raw_wait, 1,
+                    samples, &rw) ||
+            read_samples(samples, &raw_all) ||
+            run_raw(pingpong, transport, raw_count, req, act, raw_wait,
+                    seats, samples, &rn) ||
+            read_samples(samples, &raw_peers))
             return 1;
-        vec round_raw = {0};
-        read_samples(samples, &round_raw);
-        for (size_t i = 0; i < round_raw.n; i++)
-            push(&raw_all, round_raw.v[i]);
-        free(round_raw.v);
 
         series big = {.bot_cmd = bot, .seats = seats, .games = games,
                       .seed = seed, .endpoint = endpoint,
@@ -634,6 +639,7 @@ int main(int argc, char **argv)
     rm_dir_files(dir);
 
     qsort(raw_all.v, raw_all.n, sizeof *raw_all.v, cmp_i64);
+    qsort(raw_peers.v, raw_peers.n, sizeof *raw_peers.v, cmp_i64);
     qsort(wall_all.v, wall_all.n, sizeof *wall_all.v, cmp_i64);
     qsort(cpu_all.v, cpu_all.n, sizeof *cpu_all.v, cmp_i64);
     printf("# pooled over %d rounds (microseconds)\n", rounds);
@@ -644,6 +650,12 @@ int main(int argc, char **argv)
            pct(&raw_all, 0) / 1e3, pct(&raw_all, .5) / 1e3,
            pct(&raw_all, .9) / 1e3, pct(&raw_all, .99) / 1e3,
            mean(&raw_all) / 1e3);
+    char label[64];
+    snprintf(label, sizeof label, "raw round trip, %d DEALERs in turn", seats);
+    printf("%-44s %7zu %8.1f %8.1f %8.1f %8.1f %8.1f\n", label, raw_peers.n,
+           pct(&raw_peers, 0) / 1e3, pct(&raw_peers, .5) / 1e3,
+           pct(&raw_peers, .9) / 1e3, pct(&raw_peers, .99) / 1e3,
+           mean(&raw_peers) / 1e3);
     printf("%-44s %7zu %8.0f %8.0f %8.0f %8.0f %8.1f\n",
            "referee wall_us (request sent .. answer ok)", wall_all.n,
            pct(&wall_all, 0), pct(&wall_all, .5), pct(&wall_all, .9),
@@ -657,6 +669,9 @@ int main(int argc, char **argv)
     double m_rm = median_d(raw_mean, rounds);
     printf("ratio referee wall_us / raw, medians pooled: %.2f; median of "
            "per-round ratios: %.2f\n", pct(&wall_all, .5) / raw_med, m_ratio);
+    printf("ratio referee wall_us / raw with %d DEALERs in turn, medians "
+           "pooled: %.2f\n", seats,
+           pct(&wall_all, .5) / (pct(&raw_peers, .5) / 1e3));
     printf("decision cycle (whole loop, per decision): median over rounds "
            "%.1f us = %.2f x the raw median, %.2f x the raw mean (%.1f us); "
            "goal <= 1.5x\n", m_cycle, m_cycle / raw_med, m_cycle / m_rm, m_rm);
@@ -678,6 +693,7 @@ int main(int argc, char **argv)
     printf("# %ld referee decisions measured; load average at the end: %s\n",
            total_dec, la);
     free(raw_all.v);
+    free(raw_peers.v);
     free(wall_all.v);
     free(cpu_all.v);
     free(z.req.v);

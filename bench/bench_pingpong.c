@@ -15,8 +15,12 @@
  *
  *   bench-pingpong [--transport ipc|tcp|both] [--count N] [--warmup N]
  *                  [--req-bytes B] [--act-bytes B] [--wait recv|poll|fd]
- *                  [--seconds S] [--machine] [--samples FILE]
+ *                  [--seconds S] [--machine] [--samples FILE] [--peers N]
  *
+ * --peers N (1-5) starts N DEALER processes and asks them in turn, one
+ * round trip each, as a match of N seats asks its bots: each round trip
+ * then wakes another process than the last, whose caches and scheduler
+ * state are colder (bench-decision measures both shapes).
  * How each side waits for a message: recv (the default) blocks in
  * zmq_msg_recv, the cheapest; poll waits in zmq_poll before each receive,
  * as the SDK's bot loop does (and the referee did before 2026-11-26); fd
@@ -45,6 +49,7 @@
 #include <zmq.h>
 
 #define MAX_MSG 65536 /* the referee's cap on bot messages (protocol.h) */
+#define MAX_PEERS 5   /* as many as a match has seats */
 
 enum { WAIT_RECV, WAIT_POLL, WAIT_FD };
 
@@ -55,6 +60,7 @@ typedef struct opts {
     double seconds;
     int machine;
     const char *samples; /* write every round trip (ns) here, one a line */
+    int peers;           /* DEALER processes, asked in turn (--peers) */
 } opts;
 
 static int64_t now_ns(void)
@@ -224,18 +230,23 @@ typedef struct result {
 
 static int run(const char *transport, const opts *o, result *res)
 {
-    int pfd[2];
-    if (pipe(pfd) != 0)
-        return -1;
+    int pfd[MAX_PEERS][2];
+    pid_t pid[MAX_PEERS];
     fflush(NULL);
-    pid_t pid = fork(); /* before any zmq context exists in this process */
-    if (pid < 0)
-        return -1;
-    if (pid == 0) {
-        close(pfd[1]);
-        _exit(dealer_main(pfd[0], o));
+    for (int p = 0; p < o->peers; p++) {
+        if (pipe(pfd[p]) != 0)
+            return -1;
+        pid[p] = fork(); /* before any zmq context exists in this process */
+        if (pid[p] < 0)
+            return -1;
+        if (pid[p] == 0) {
+            for (int q = 0; q < p; q++)
+                close(pfd[q][1]);
+            close(pfd[p][1]);
+            _exit(dealer_main(pfd[p][0], o));
+        }
+        close(pfd[p][0]);
     }
-    close(pfd[0]);
 
     char dir[] = "/tmp/maat-pingpong-XXXXXX", ep[600];
     int ipc = !strcmp(transport, "ipc");
@@ -258,12 +269,15 @@ static int run(const char *transport, const opts *o, result *res)
         die("bind");
     size_t len = sizeof ep;
     zmq_getsockopt(s, ZMQ_LAST_ENDPOINT, ep, &len);
-    dprintf(pfd[1], "%s\n", ep);
-    close(pfd[1]);
+    for (int p = 0; p < o->peers; p++) {
+        dprintf(pfd[p][1], "%s\n", ep);
+        close(pfd[p][1]);
+    }
 
-    uint8_t rid[256];
-    size_t rid_len = 0;
-    router_recv(s, rid, &rid_len, o->poll_wait); /* the hello */
+    uint8_t rid[MAX_PEERS][256];
+    size_t rid_len[MAX_PEERS];
+    for (int p = 0; p < o->peers; p++) /* the hellos */
+        router_recv(s, rid[p], &rid_len[p], o->poll_wait);
     char *req = malloc(o->req_bytes ? o->req_bytes : 1);
     for (size_t i = 0; i < o->req_bytes; i++)
         req[i] = (char)(0x80 + i % 127);
@@ -275,8 +289,9 @@ static int run(const char *transport, const opts *o, result *res)
     for (long i = -o->warmup; i < o->count; i++) {
         if (i == 0)
             getrusage(RUSAGE_SELF, &ru0);
+        int p = (int)((i + o->warmup) % o->peers); /* each peer in turn */
         int64_t t0 = now_ns();
-        if (zmq_send(s, rid, rid_len, ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 ||
+        if (zmq_send(s, rid[p], rid_len[p], ZMQ_SNDMORE | ZMQ_DONTWAIT) < 0 ||
             zmq_send(s, req, o->req_bytes, ZMQ_DONTWAIT) < 0)
             die("router send");
         router_recv(s, NULL, NULL, o->poll_wait);
@@ -288,14 +303,20 @@ static int run(const char *transport, const opts *o, result *res)
         }
     }
     getrusage(RUSAGE_SELF, &ru1);
-    zmq_send(s, rid, rid_len, ZMQ_SNDMORE);
-    zmq_send(s, "", 0, 0); /* the end */
-    struct rusage cru;
-    int status;
-    if (wait4(pid, &status, 0, &cru) != pid || !WIFEXITED(status) ||
-        WEXITSTATUS(status) != 0) {
-        fprintf(stderr, "bench-pingpong: the dealer process failed\n");
-        return -1;
+    double cpu_dealers = 0;
+    for (int p = 0; p < o->peers; p++) {
+        zmq_send(s, rid[p], rid_len[p], ZMQ_SNDMORE);
+        zmq_send(s, "", 0, 0); /* the end */
+    }
+    for (int p = 0; p < o->peers; p++) {
+        struct rusage cru;
+        int status;
+        if (wait4(pid[p], &status, 0, &cru) != pid[p] || !WIFEXITED(status) ||
+            WEXITSTATUS(status) != 0) {
+            fprintf(stderr, "bench-pingpong: a dealer process failed\n");
+            return -1;
+        }
+        cpu_dealers += rusage_us(&cru);
     }
     zmq_close(s);
     zmq_ctx_term(ctx);
@@ -330,7 +351,7 @@ static int run(const char *transport, const opts *o, result *res)
     res->mean = sum / (double)done / 1000.0;
     res->cpu_router = (rusage_us(&ru1) - rusage_us(&ru0)) / (double)done;
     /* the dealer's whole life: warm-up and start-up included */
-    res->cpu_dealer = rusage_us(&cru) / (double)(done + o->warmup + 1);
+    res->cpu_dealer = cpu_dealers / (double)(done + o->warmup + o->peers);
     free(t);
     free(req);
     return 0;
@@ -342,13 +363,15 @@ static void usage(FILE *f)
 "usage: bench-pingpong [--transport ipc|tcp|both] [--count N] [--warmup N]\n"
 "                      [--req-bytes B] [--act-bytes B] [--wait recv|poll|fd]\n"
 "                      [--seconds S] [--machine] [--samples FILE]\n"
+"                      [--peers N]\n"
 "Raw ZeroMQ DEALER<->ROUTER round trips between two processes with opaque\n"
 "payloads the size of a Pyramids request and action: the physical limit a\n"
 "referee decision cannot beat.  Prints min, median, p90, p99, mean, max\n"
 "(microseconds) and CPU per round trip of each side.\n"
 "Defaults: both transports, 20000 round trips after 1000 warm-up ones,\n"
 "request 3300 B, action 50 B (a 2-player Pyramids match: bench-decision\n"
-"prints the measured sizes), --wait recv.\n");
+"prints the measured sizes), --wait recv, one DEALER process (--peers N:\n"
+"N of them, 1-5, asked in turn as a match's seats are).\n");
 }
 
 static long arg_long(const char *opt, const char *v, long lo, long hi)
@@ -368,7 +391,7 @@ int main(int argc, char **argv)
 {
     opts o = {.count = 20000, .warmup = 1000, .req_bytes = 3300,
               .act_bytes = 50, .poll_wait = 0, .seconds = 0, .machine = 0,
-              .samples = NULL};
+              .samples = NULL, .peers = 1};
     const char *transport = "both";
     for (int i = 1; i < argc; i += 2) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -395,6 +418,8 @@ int main(int argc, char **argv)
             o.req_bytes = (size_t)arg_long(a, v, 0, MAX_MSG);
         } else if (!strcmp(a, "--act-bytes")) {
             o.act_bytes = (size_t)arg_long(a, v, 0, MAX_MSG);
+        } else if (!strcmp(a, "--peers")) {
+            o.peers = (int)arg_long(a, v, 1, MAX_PEERS);
         } else if (!strcmp(a, "--samples") && v) {
             o.samples = v;
         } else if (!strcmp(a, "--seconds") && v) {
@@ -421,9 +446,10 @@ int main(int argc, char **argv)
         int major, minor, patch;
         zmq_version(&major, &minor, &patch);
         printf("# bench-pingpong: raw ZeroMQ %d.%d.%d DEALER<->ROUTER round "
-               "trips, two processes\n# request %zu B, action %zu B, up to "
+               "trips, %d DEALER process%s\n# request %zu B, action %zu B, up to "
                "%ld round trips after %ld warm-up, wait: %s\n",
-               major, minor, patch, o.req_bytes, o.act_bytes, o.count,
+               major, minor, patch, o.peers, o.peers > 1 ? "es in turn" : "",
+               o.req_bytes, o.act_bytes, o.count,
                o.warmup, o.poll_wait == WAIT_POLL ? "zmq_poll"
                : o.poll_wait == WAIT_FD ? "poll() on ZMQ_FD" : "blocking recv");
         printf("%-9s %7s %8s %8s %8s %8s %8s %9s %12s %12s\n", "transport",
