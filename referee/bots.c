@@ -2,7 +2,8 @@
  *
  * Owns the bots' processes for one match: each spawned bot gets the
  * endpoint, its seat's secret token and its name in its environment (and a
- * CURVE key pair when encryption is on), runs with resource limits --
+ * CURVE key pair when encryption is on) -- in the sandbox on top of a few
+ * of the referee's variables only (botenv.h) --, runs with resource limits --
  * inside a sandbox with --sandbox (sandbox.c) -- and has its output drained
  * into its log.  Remote bots are only waited for.  At the end every process
  * a bot started is stopped, including descendants that left its process
@@ -25,8 +26,11 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 
+#include "botenv.h"
 #include "record.h"
 #include "sandbox.h"
+
+extern char **environ;
 
 static void random_token(char *out, size_t hexlen)
 {
@@ -46,6 +50,46 @@ static void random_token(char *out, size_t hexlen)
 
 static int unhideable(match *m, const char *dir, const match_bot *b,
                       maat_error *err);
+
+/* Spawn one bot's command: its environment is the variables botenv.c
+ * lets through, then the seat's own (`seat`, which win). */
+static maat_proc *spawn_bot(const maat_match_config *c, const char *cmd,
+                            char *const seat[], const char *log,
+                            maat_error *err)
+{
+    char **base = maat_botenv_make(environ, c->sandbox,
+                                   (const char *const *)c->bot_env,
+                                   c->n_bot_env);
+    size_t n = 0, s = 0;
+    while (base && base[n])
+        n++;
+    while (seat[s])
+        s++;
+    char **env = base ? malloc((n + s + 1) * sizeof *env) : NULL;
+    if (!env) {
+        free(base);
+        maat_error_set(err, MAAT_ENOMEM, "out of memory");
+        return NULL;
+    }
+    memcpy(env, base, n * sizeof *env);
+    memcpy(env + n, seat, (s + 1) * sizeof *env); /* its NULL too */
+    free(base);
+    maat_proc_limits lim = c->limits;
+    lim.clean_env = 1; /* env is all of it */
+    maat_proc *p = NULL;
+    if (c->sandbox) {
+        int filter = maat_sandbox_filter_open(err);
+        p = filter < 0 ? NULL
+                       : maat_proc_spawn_gated(cmd, env, log, NULL, &lim,
+                                               filter, err);
+        if (filter >= 0)
+            close(filter);
+    } else {
+        p = maat_proc_spawn(cmd, env, log, NULL, &lim, err);
+    }
+    free(env);
+    return p;
+}
 
 /* Start every bot, for game `game` of the series (its logs). */
 static int start_bots(match *m, int game, maat_error *err)
@@ -135,17 +179,7 @@ static int start_bots(match *m, int game, maat_error *err)
         }
         if (c->log_dir)
             match_log_path(m, b, game, log, sizeof log);
-        if (c->sandbox) {
-            int filter = maat_sandbox_filter_open(err);
-            b->proc = filter < 0 ? NULL : maat_proc_spawn_gated(
-                cmd, env, c->log_dir ? log : NULL, NULL, &c->limits, filter,
-                err);
-            if (filter >= 0)
-                close(filter);
-        } else {
-            b->proc = maat_proc_spawn(cmd, env, c->log_dir ? log : NULL,
-                                      NULL, &c->limits, err);
-        }
+        b->proc = spawn_bot(c, cmd, env, c->log_dir ? log : NULL, err);
         if (!b->proc) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);

@@ -16,6 +16,7 @@
 #include "maat/game.h"
 #include "maat/protocol.h"
 #include <zmq.h>
+#include "botenv.h"
 #include "cli.h"
 #include "match.h"
 #include "record.h"
@@ -96,6 +97,11 @@ static void usage(FILE *f)
 "                         checks once per run): no check of its own\n"
 "  --limit-tmp MB         size of each sandbox's private /tmp (64)\n"
 "  --hide PATH            one more path sandboxed bots must not see\n"
+"  --bot-env SPEC         what else of this environment bots get: NAME,\n"
+"                         NAME=VALUE, PREFIX* or * (all). A sandboxed bot\n"
+"                         gets only PATH, HOME, the locale, runtimes' paths,\n"
+"                         MAAT_* and a few more (docs/REFEREE.md); NAME=VALUE\n"
+"                         is set with or without the sandbox\n"
 "  --log-dir DIR          per-bot stdout/stderr logs (default: discarded)\n"
 "  --log-cap KB           bytes kept per bot log (1024)\n"
 "  --limit-as MB          address space per bot (2048; 0 = none)\n"
@@ -130,7 +136,7 @@ static const char *const valued[] = {
     "--bank", "--increment", "--grace", "--hello-time", "--on-timeout",
     "--on-illegal", "--on-malformed", "--on-crash", "--on-no-hello",
     "--log-dir", "--log-cap", "--limit-as", "--limit-cpu", "--limit-nproc",
-    "--limit-nofile", "--limit-tmp", "--hide", "--ladder", "--record", "--match-id", "--verify",
+    "--limit-nofile", "--limit-tmp", "--hide", "--bot-env", "--ladder", "--record", "--match-id", "--verify",
     "--config", NULL};
 
 /* SANDBOX_CHECKED: on, bubblewrap known to work (--sandbox-checked) */
@@ -486,6 +492,13 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
             if (c->n_hide == MAAT_MAX_HIDE)
                 return bad("--hide %s: at most 8 paths%s", v, "");
             c->hide[c->n_hide++] = v;
+        } else if (!strcmp(a, "--bot-env")) {
+            maat_error e = {0};
+            if (maat_botenv_check(v, &e))
+                return bad("%s%s", e.msg, "");
+            if (c->n_bot_env == MAAT_MAX_BOT_ENV)
+                return bad("--bot-env %s: at most 32%s", v, "");
+            c->bot_env[c->n_bot_env++] = v;
         } else if (!strcmp(a, "--limit-nofile")) {
             rc = parse_num(a, v, 0, 1 << 20, &n);
             c->limits.open_files = (uint64_t)n;

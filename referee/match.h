@@ -44,6 +44,7 @@ typedef struct maat_bot_spec {
 } maat_bot_spec;
 
 #define MAAT_MAX_HIDE 8
+#define MAAT_MAX_BOT_ENV 32 /* --bot-env specs */
 typedef struct maat_match_config {
     const maat_rules *rules;
     maat_options options; /* game options, e.g. deck */
@@ -79,6 +80,10 @@ typedef struct maat_match_config {
     const char *hide[MAAT_MAX_HIDE]; /* more paths sandboxed bots must not
                                         see (a tournament's state) */
     int n_hide;
+    /* --bot-env specs (botenv.h): what a sandboxed bot gets of the
+     * referee's environment beyond the few it always does */
+    const char *bot_env[MAAT_MAX_BOT_ENV];
+    int n_bot_env;
     int ponder;  /* idle bots keep full priority while another decides */
     const char *log_dir;     /* per-bot logs; NULL: discard bot output */
     const char *ladder_path; /* append one line per finished game */

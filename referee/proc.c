@@ -107,13 +107,14 @@ static bool env_overridden(const char *entry, char *const add[])
     return false;
 }
 
-/* The inherited environment with `add` layered on top (later entries of
- * the same name replace earlier ones, as setenv would).  The strings are
- * borrowed, only the pointer array is allocated. */
-static char **build_envp(char *const add[], maat_error *err)
+/* The inherited environment (none when `clean`) with `add` layered on
+ * top (later entries of the same name replace earlier ones, as setenv
+ * would).  The strings are borrowed, only the pointer array is
+ * allocated. */
+static char **build_envp(char *const add[], int clean, maat_error *err)
 {
     size_t nenv = 0, nadd = 0;
-    while (environ && environ[nenv])
+    while (!clean && environ && environ[nenv])
         nenv++;
     for (; add && add[nadd]; nadd++) {
         if (!strchr(add[nadd], '=') || add[nadd][0] == '=') {
@@ -513,7 +514,7 @@ static maat_proc *spawn(const char *cmd, char *const env[],
     cp.argv = words ? words : cp.sh_argv;
     plan_limits(&cp, lim);
     int pipefd[2] = {-1, -1}, execfd[2] = {-1, -1};
-    cp.envp = build_envp(env, err);
+    cp.envp = build_envp(env, lim->clean_env, err);
     if (!cp.envp || open_child_fds(pipefd, &cp.null_fd, err) != MAAT_OK)
         goto fail;
     cp.out_fd = pipefd[1];

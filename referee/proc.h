@@ -41,6 +41,8 @@ typedef struct maat_proc_limits {
     uint64_t processes;     /* RLIMIT_NPROC */
     uint64_t open_files;    /* RLIMIT_NOFILE */
     uint64_t log_cap;       /* bytes kept in the log file */
+    int clean_env;          /* 1: none of the referee's environment is
+                               inherited, the child gets `env` alone */
 } maat_proc_limits;
 
 /* The words of `cmd` when it means the same with or without a shell:
@@ -53,7 +55,8 @@ char **maat_proc_words(const char *cmd);
 /* Start `cmd` in a new process group: a plain command (maat_proc_words)
  * is exec'd directly, anything else via /bin/sh -c.  `env` is a
  * NULL-terminated list of "NAME=value" added to the inherited environment
- * (may be NULL).  Output goes to `log_path` (created/truncated; NULL means
+ * (may be NULL; a later entry of a name wins), or the whole environment
+ * when lim->clean_env.  Output goes to `log_path` (created/truncated; NULL means
  * discard).  `cwd` may be NULL.  Returns NULL and fills err on failure
  * (bad log path, fork failure, and a program that cannot be exec'd:
  * "cannot spawn PATH: No such file or directory"); spawn returns only once

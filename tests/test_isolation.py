@@ -16,6 +16,8 @@ stderr -- the bot log -- then plays as maat-random) sits in one seat:
     run in) are refused;
   - its /tmp is capped (--limit-tmp); /run (the host daemons' sockets) is
     empty;
+  - its environment holds a few of the referee's variables (PATH, HOME,
+    MAAT_*...) and what --bot-env adds, not the organiser's tokens;
   - a descendant that leaves its session dies with the referee, even when
     the referee is killed with SIGKILL.
 And with bubblewrap missing, the referee says plainly, once, that bots are
@@ -302,6 +304,79 @@ def cannot_hide(tmp):
           'below it: played', p.stderr)
 
 
+ENV_BOT = r'''#!/bin/sh
+# its environment, one variable a line, then it plays
+env | sed 's/^/ENV /' >&2
+exec "$MAAT_RANDOM_BOT"
+'''
+
+
+def bot_environment(tmp):
+    """A sandboxed bot gets a few of the referee's variables (PATH, HOME,
+    MAAT_*...), the seat's own, and what --bot-env adds -- not the
+    organiser's tokens: a bot could print them into a published log.
+    Without the sandbox it gets them all (it could read them from /proc)."""
+    d = os.path.join(tmp, 'env')
+    os.makedirs(d)
+    script_file(d, 'envbot.sh', ENV_BOT)
+    env = sandboxed_env(SECRET_API_TOKEN='s3cr3t', AWS_KEY='k1',
+                        AWS_OTHER='k2', MAAT_ORGANISER_SETTING='ours',
+                        EXTRA='from-the-referee')
+    runs = [0]
+
+    def play(*args, sandbox=True):
+        runs[0] += 1
+        logs = os.path.join(d, 'logs%d' % runs[0])
+        e = dict(env)
+        if not sandbox:
+            e['MAAT_SANDBOX'] = 'off'
+        p = subprocess.run([REFEREE, '--seed', '4', '--log-dir', logs, *args,
+                            '--bot', 'env=./envbot.sh',
+                            '--bot', 'other=' + RANDOM], cwd=d, env=e,
+                           capture_output=True, text=True, timeout=300)
+        got = {}
+        for line in log_of(logs, 'env').splitlines():
+            text = line.split('\t', 1)[-1]
+            if text.startswith('ENV ') and '=' in text:
+                name, value = text[4:].split('=', 1)
+                got[name] = value
+        return p, got
+
+    p, got = play()
+    check(p.returncode == 0 and got.get('MAAT_ORGANISER_SETTING') == 'ours'
+          and got.get('PATH') == os.environ.get('PATH') and
+          got.get('MAAT_BOT_NAME') == 'env' and 'MAAT_TOKEN' in got and
+          'SECRET_API_TOKEN' not in got and 'AWS_KEY' not in got and
+          'EXTRA' not in got,
+          'sandboxed: PATH, MAAT_* and the seat\'s own variables, not the '
+          'organiser\'s token', '%s %s' % (p.stderr, sorted(got)))
+    p, got = play('--bot-env', 'EXTRA', '--bot-env', 'AWS_*',
+                  '--bot-env', 'SET_HERE=a=b', '--bot-env', 'UNSET_ONE')
+    check(p.returncode == 0 and got.get('EXTRA') == 'from-the-referee' and
+          got.get('AWS_KEY') == 'k1' and got.get('AWS_OTHER') == 'k2' and
+          got.get('SET_HERE') == 'a=b' and 'UNSET_ONE' not in got and
+          'SECRET_API_TOKEN' not in got,
+          '--bot-env NAME, PREFIX* and NAME=VALUE add those, and no more',
+          '%s %s' % (p.stderr, sorted(got)))
+    p, got = play('--bot-env', 'MAAT_BOT_NAME=spoofed')
+    check(p.returncode == 0 and got.get('MAAT_BOT_NAME') == 'env',
+          '--bot-env cannot change the seat\'s own variables', p.stderr)
+    p, got = play('--bot-env', '*')
+    check(p.returncode == 0 and got.get('SECRET_API_TOKEN') == 's3cr3t',
+          '--bot-env \'*\': the whole environment', p.stderr)
+    p, got = play('--bot-env', 'SET_HERE=1', sandbox=False)
+    check(p.returncode == 0 and got.get('SECRET_API_TOKEN') == 's3cr3t' and
+          got.get('SET_HERE') == '1',
+          'without the sandbox: the whole environment, and --bot-env sets',
+          p.stderr)
+    for bad in ('1X', 'A-B', 'A*B', '', '=v'):
+        p = subprocess.run([REFEREE, '--bot-env', bad, '--bot', 'a=x',
+                            '--bot', 'b=y'], env=env, capture_output=True,
+                           text=True, timeout=60)
+        check(p.returncode == 2 and "--bot-env '%s'" % bad in p.stderr,
+              '--bot-env %r refused (exit 2), naming it' % bad, p.stderr)
+
+
 WATCHER = r'''#!/bin/sh
 # looks at the ladder file every 10 ms while the series is played (until
 # its own bot is gone), and says so if it ever holds a line
@@ -473,6 +548,7 @@ def main():
         isolated_match(tmp)
         outputs_beside_socket(tmp)
         cannot_hide(tmp)
+        bot_environment(tmp)
         series_ladder(tmp)
         host_sockets(tmp)
         sigkill(tmp)
