@@ -923,6 +923,9 @@ static char **match_argv(league *L, const lineup *u, const char *id,
      * as its line is in, while the same deal is played again (duplicate) */
     extra[n++] = "--hide";
     extra[n++] = site;
+    /* entrants share the machine, not their code: the directories each
+     * entry's command names are hidden from the others' bots */
+    extra[n++] = "--private-dirs";
     maat_referee_cmd c = {
         .referee = L->c.referee, .game = L->c.game, .seed_file = key,
         .seed_label = id, .duplicate = L->c.duplicate, .match_id = id,

@@ -166,8 +166,14 @@ static int start_bots(match *m, int game, maat_error *err)
             snprintf(env_ep, sizeof env_ep, "%s=ipc://%s", MAAT_ENV_ENDPOINT,
                      sock);
             const char *unhidden = NULL;
+            const char *others[MAAT_MAX_SEATS + 1];
+            int k = 0;
+            for (int j = 0; j < m->n; j++)
+                if (j != i && c->bots[j].command && c->private_dirs)
+                    others[k++] = c->bots[j].command;
+            others[k] = NULL;
             maat_sandbox sb = {sock, (const char *const *)m->hide,
-                               c->sandbox_tmp_mb << 20};
+                               c->sandbox_tmp_mb << 20, others};
             if (maat_sandbox_command(&sb, b->spec->command, boxed,
                                      sizeof boxed, &unhidden))
                 return maat_error_set(err, MAAT_EINVAL, "bot %s: its command "

@@ -97,6 +97,9 @@ static void usage(FILE *f)
 "                         checks once per run): no check of its own\n"
 "  --limit-tmp MB         size of each sandbox's private /tmp (64)\n"
 "  --hide PATH            one more path sandboxed bots must not see\n"
+"  --private-dirs         hide from each sandboxed bot the directories the\n"
+"                         other bots' commands name below the working\n"
+"                         directory (entrants' programs and weights)\n"
 "  --bot-env SPEC         what else of this environment bots get: NAME,\n"
 "                         NAME=VALUE, PREFIX* or * (all). A sandboxed bot\n"
 "                         gets only PATH, HOME, the locale, runtimes' paths,\n"
@@ -336,6 +339,9 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
             continue;
         } else if (!strcmp(a, "--ponder")) {
             c->ponder = 1;
+            continue;
+        } else if (!strcmp(a, "--private-dirs")) {
+            c->private_dirs = 1;
             continue;
         } else if (!strcmp(a, "--no-wait-credit")) {
             c->clock.wait_credit = 0;

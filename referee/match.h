@@ -80,6 +80,9 @@ typedef struct maat_match_config {
     const char *hide[MAAT_MAX_HIDE]; /* more paths sandboxed bots must not
                                         see (a tournament's state) */
     int n_hide;
+    /* hide from each sandboxed bot the directories the other seats'
+     * commands name below the working directory (sandbox.h) */
+    int private_dirs;
     /* --bot-env specs (botenv.h): what a sandboxed bot gets of the
      * referee's environment beyond the few it always does */
     const char *bot_env[MAAT_MAX_BOT_ENV];

@@ -195,6 +195,54 @@ static int inside_hidden(const char *const *hide, int i, const char *cwd,
     return 0;
 }
 
+/* The directory below the working directory that word w of a command
+ * names (a directory itself, or the directory of a file), resolved, in
+ * dir (PATH_MAX); 0 when there is none. */
+static int named_dir(const char *w, const char *cwd, char *dir)
+{
+    char path[5200];
+    struct stat st;
+    if (!strchr(w, '/'))
+        return 0;
+    snprintf(path, sizeof path, "%s%s%s", w[0] == '/' ? "" : cwd,
+             w[0] == '/' ? "" : "/", w);
+    if (!realpath(path, dir) || stat(dir, &st) != 0)
+        return 0;
+    if (!S_ISDIR(st.st_mode)) {
+        char *slash = strrchr(dir, '/');
+        if (!S_ISREG(st.st_mode) || !slash || slash == dir)
+            return 0;
+        *slash = 0;
+    }
+    return contains(cwd, dir) && strcmp(cwd, dir) != 0;
+}
+
+/* Cover the directories the other seats' commands name below the working
+ * directory (another entrant's program, weights, opening book), except
+ * those this command needs: entrants share a machine, not their code.
+ * Each covered once. */
+static void hide_others(char *out, size_t len, const char *cwd,
+                        const char *cmd, const char *const *others)
+{
+    for (int i = 0; others && others[i]; i++) {
+        char words[4096];
+        snprintf(words, sizeof words, "%s", others[i]);
+        for (char *save = NULL, *w = strtok_r(words, " \t\"'", &save); w;
+             w = strtok_r(NULL, " \t\"'", &save)) {
+            char dir[PATH_MAX], mount[PATH_MAX + 64] = " --tmpfs";
+            if (!named_dir(w, cwd, dir) || needed(dir, cwd, cmd))
+                continue;
+            add_quoted(mount, sizeof mount, dir);
+            size_t n = strlen(mount);
+            const char *at = strstr(out, mount);
+            if (at && (at[n] == ' ' || at[n] == 0))
+                continue; /* covered already */
+            add(out, len, "--size 4096");
+            strncat(out, mount, len - strlen(out) - 1);
+        }
+    }
+}
+
 /* bwrap's path, looked up in PATH as the shell would, so that the
  * command needs no shell to find it (proc.c then execs it directly);
  * "bwrap" when it is nowhere (the shell then says so). */
@@ -295,6 +343,7 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
                                           : "--ro-bind /dev/null");
         add_quoted(out, len, h);
     }
+    hide_others(out, len, cwd, cmd, sb->others);
     /* The seat's own socket file, and no other: the referee's directory
      * of sockets is covered where the bot would see it (outside /tmp:
      * $TMPDIR elsewhere; or under a path bound back), or it could

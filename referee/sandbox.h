@@ -14,6 +14,9 @@ typedef struct maat_sandbox {
     const char *socket_path; /* the seat's socket file: the only one seen */
     const char *const *hide; /* absolute paths to hide; NULL-terminated */
     uint64_t tmp_bytes;      /* size of the private /tmp (0: tmpfs default) */
+    /* the other seats' bot commands (NULL-terminated, or NULL): the
+     * directories they name under the working directory are hidden */
+    const char *const *others;
 } maat_sandbox;
 
 /* Does bubblewrap work here: can it make the namespaces the sandbox needs
@@ -41,7 +44,10 @@ int maat_sandbox_filter_open(maat_error *err);
  * `hide` that exists is replaced by an empty directory or file, except a
  * directory holding the working directory or a path the command names
  * (the first such entry in *unhidden, else NULL: the caller decides
- * whether the match may be played so).  bubblewrap waits for the start gate's byte
+ * whether the match may be played so).  So is each directory below the
+ * working directory that another seat's command names (a program's or a
+ * file's directory, or a directory), unless this command needs it too:
+ * no entrant reads another's program or weights.  bubblewrap waits for the start gate's byte
  * and reads the filter from descriptor MAAT_PROC_PASS_FD (proc.h): run
  * the command with maat_proc_spawn_gated and maat_sandbox_filter_open's
  * descriptor.  -1

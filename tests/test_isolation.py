@@ -18,6 +18,9 @@ stderr -- the bot log -- then plays as maat-random) sits in one seat:
     empty;
   - its environment holds a few of the referee's variables (PATH, HOME,
     MAAT_*...) and what --bot-env adds, not the organiser's tokens;
+  - with --private-dirs it cannot read the directories another seat's
+    command names below the working directory (another entrant's program
+    and weights);
   - a descendant that leaves its session dies with the referee, even when
     the referee is killed with SIGKILL.
 And with bubblewrap missing, the referee says plainly, once, that bots are
@@ -377,6 +380,73 @@ def bot_environment(tmp):
               '--bot-env %r refused (exit 2), naming it' % bad, p.stderr)
 
 
+LOOKER = r'''#!/bin/sh
+# which of the files named in MAAT_LOOK it can read, then it plays
+for f in $MAAT_LOOK; do
+  if [ -r "$f" ]; then echo "SEES $f"; else echo "MISSING $f"; fi
+done >&2
+exec "$MAAT_RANDOM_BOT"
+'''
+
+
+def private_dirs(tmp):
+    """--private-dirs (a league's matches have it): entrants share the
+    machine, not their code -- a sandboxed bot cannot read the directories
+    another seat's command names below the working directory (its program,
+    its weights), unless its own command names them too; bots in one
+    directory still share it."""
+    d = os.path.join(tmp, 'entries')
+    for who in ('alice', 'bob', 'team'):
+        os.makedirs(os.path.join(d, who))
+        with open(os.path.join(d, who, 'weights.bin'), 'w') as f:
+            f.write('the %s weights\n' % who)
+        script_file(os.path.join(d, who), 'bot.sh', LOOKER)
+    script_file(os.path.join(d, 'team'), 'other.sh', LOOKER)
+    look = 'alice/weights.bin bob/weights.bin team/weights.bin'
+    env = sandboxed_env(MAAT_LOOK=look)
+    runs = [0]
+
+    def play(a, b, private=True):
+        runs[0] += 1
+        logs = os.path.join(d, 'logs%d' % runs[0])
+        p = subprocess.run([REFEREE, '--seed', '6', '--log-dir', logs,
+                            *(['--private-dirs'] if private else []),
+                            '--bot', 'a=' + a, '--bot', 'b=' + b], cwd=d,
+                           env=env, capture_output=True, text=True,
+                           timeout=300)
+        seen = {}
+        for bot in ('a', 'b'):
+            v = values(log_of(logs, bot))
+            seen[bot] = sorted(v.get('SEES', []))
+        return p, seen
+
+    p, seen = play('./alice/bot.sh', 'bob/bot.sh --book team/weights.bin')
+    check(p.returncode == 0 and 'fault' not in p.stdout.lower() and
+          seen['a'] == ['alice/weights.bin'] and
+          seen['b'] == ['bob/weights.bin', 'team/weights.bin'],
+          'each bot reads its own directory and what its command names, '
+          'not the other seat\'s', '%s %s %s' % (p.stdout, p.stderr, seen))
+    p, seen = play('./team/bot.sh', './team/other.sh')
+    check(p.returncode == 0 and 'team/weights.bin' in seen['a'] and
+          'team/weights.bin' in seen['b'],
+          'two bots from one directory both read it', '%s %s' % (p.stderr,
+                                                                  seen))
+    p, seen = play('./alice/bot.sh', './bob/bot.sh', private=False)
+    check(p.returncode == 0 and len(seen['a']) == 3 == len(seen['b']),
+          'without --private-dirs each reads the other\'s directory (a '
+          'wrapper script may run a program another seat names)',
+          '%s %s' % (p.stderr, seen))
+    # the other seat's program named by absolute path, and through a link
+    os.symlink('bob', os.path.join(d, 'bob-link'))
+    p, seen = play(os.path.join(d, 'alice', 'bot.sh'), './bob-link/bot.sh')
+    check(p.returncode == 0 and 'alice/weights.bin' in seen['a'] and
+          'bob/weights.bin' not in seen['a'] and
+          'bob/weights.bin' in seen['b'] and
+          'alice/weights.bin' not in seen['b'],
+          'a program named by absolute path or through a link: its '
+          'directory hidden from the other seat', '%s %s' % (p.stderr, seen))
+
+
 WATCHER = r'''#!/bin/sh
 # looks at the ladder file every 10 ms while the series is played (until
 # its own bot is gone), and says so if it ever holds a line
@@ -549,6 +619,7 @@ def main():
         outputs_beside_socket(tmp)
         cannot_hide(tmp)
         bot_environment(tmp)
+        private_dirs(tmp)
         series_ladder(tmp)
         host_sockets(tmp)
         sigkill(tmp)

@@ -31,12 +31,13 @@ def fake_bwrap(d, body):
 REAL_BWRAP = f"exec '{shutil.which('bwrap')}' \"$@\""
 
 
-def start_league(league, env, entry, *new_args, **conf):
+def start_league(league, env, entry, *new_args, cwd=None, **conf):
     """`maat-ladder league new` (one validation match), the config's fields
-    set, one entry, and the league running (quiet) in the background."""
+    set, one entry, and the league running (quiet) in the background, from
+    directory cwd (the bots' commands are relative to it)."""
     subprocess.run([LADDER, "league", "new", league, "--reference", RANDOM,
                     "--jobs", "1", "--validation-matches", "1", *new_args],
-                   check=True, capture_output=True, env=env)
+                   check=True, capture_output=True, env=env, cwd=cwd)
     path = os.path.join(league, "league.json")
     c = json.load(open(path))
     c.update(referee=REF, **conf)
@@ -45,7 +46,7 @@ def start_league(league, env, entry, *new_args, **conf):
         json.dump({"command": entry[1]}, f)
     return subprocess.Popen([LADDER, "league", "run", league, "--quiet"],
                             env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.DEVNULL, cwd=cwd)
 
 
 def league_events(league):
@@ -372,6 +373,37 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
     check(all(l.split("SITE", 1)[1].strip() == "" for l in seen),
           f"a league's bots do not see its page: game 1 cannot read game "
           f"0's replay, the same deal ({seen})")
+
+# A league's entrants share the machine, not their code: an entry's bot
+# cannot read the directory of the reference bot's program (--private-dirs).
+with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
+    league = os.path.join(d, "lg")
+    for who in ("alice", "ref"):
+        os.makedirs(os.path.join(d, who))
+        with open(os.path.join(d, who, "secret.bin"), "w") as f:
+            f.write(who + "'s weights\n")
+        with open(os.path.join(d, who, "bot.sh"), "w") as f:
+            f.write("#!/bin/sh\nfor f in alice/secret.bin ref/secret.bin; do "
+                    "[ -r $f ] && echo SEES $f >&2; done\nexec %s\n" % RANDOM)
+        os.chmod(os.path.join(d, who, "bot.sh"), 0o755)
+    env = dict(os.environ)
+    env.pop("MAAT_SANDBOX", None)
+    lp = start_league(league, env, ("alice", "alice/bot.sh"), cwd=d,
+                      reference="ref/bot.sh")
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and lp.poll() is None and \
+            not any(e["event"] in ("ranked", "failed")
+                    for e in league_events(league)):
+        time.sleep(0.05)  # polling another process's files, with a deadline
+    lp.send_signal(signal.SIGTERM)
+    lp.wait(timeout=120)
+    logs = os.path.join(league, "logs")
+    seen = sorted(l.split("\t")[-1].strip()
+                  for f in os.listdir(logs) if "alice" in f
+                  for l in open(os.path.join(logs, f)) if "SEES" in l)
+    check(seen and set(seen) == {"SEES alice/secret.bin"},
+          f"a league entry's bot reads its own directory, not the reference "
+          f"bot's ({seen}; events {[e['event'] for e in league_events(league)]})")
 
 print(f"test_sandbox: {failures} failed")
 sys.exit(1 if failures else 0)
