@@ -79,8 +79,9 @@ char **maat_botenv_make(char *const from[], int clean,
     char **env = malloc((n + (size_t)n_specs + 1) * sizeof *env);
     if (!env)
         return NULL;
-    for (size_t i = 0; i < n; i++)
-        if (!clean || kept(from[i], specs, n_specs))
+    for (size_t i = 0; i < n; i++) /* (an entry that is not NAME=value, */
+        if (from[i][0] != '=' && strchr(from[i], '=') && /* never passed) */
+            (!clean || kept(from[i], specs, n_specs)))
             env[k++] = from[i];
     for (int i = 0; i < n_specs; i++)
         if (strchr(specs[i], '='))

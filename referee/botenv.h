@@ -32,8 +32,9 @@ int maat_botenv_check(const char *spec, maat_error *err);
 
 /* The environment a bot starts with, before the referee's per-seat
  * variables: of `from` (an environment: "NAME=value" strings, NULL
- * terminated) every entry when `clean` is 0, else those maat_botenv_kept
- * or a spec passes; then each NAME=VALUE spec (a later one wins).  Specs
+ * terminated) every NAME=value entry when `clean` is 0, else those
+ * maat_botenv_kept or a spec passes (an entry without a name or '=' is
+ * never passed); then each NAME=VALUE spec (a later one wins).  Specs
  * must have passed maat_botenv_check.  Returns a NULL-terminated array
  * the caller frees with free() alone -- the strings are borrowed from
  * `from` and `specs`, which must outlive it -- or NULL when out of

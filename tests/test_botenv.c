@@ -54,7 +54,7 @@ static void environments(void)
     char *from[] = {"PATH=/usr/bin", "HOME=/home/o", "LC_ALL=C",
                     "SECRET_TOKEN=s3cr3t", "AWS_KEY=k", "AWS_OTHER=o",
                     "MAAT_SETTING=ours", "PYTHONPATH=/lib/py", "NOEQUALS",
-                    "LCX=no", NULL};
+                    "LCX=no", "=C:", NULL};
     char **env = maat_botenv_make(from, 1, NULL, 0);
     CHECK(env && find(env, "PATH") && find(env, "HOME") &&
               find(env, "LC_ALL") && find(env, "MAAT_SETTING") &&
@@ -84,7 +84,8 @@ static void environments(void)
     free(env);
 
     env = maat_botenv_make(from, 0, NULL, 0);
-    CHECK(env && count(env) == 10, "not clean: every entry as it was");
+    CHECK(env && count(env) == 9 && !find(env, "NOEQUALS"),
+          "not clean: every NAME=value entry as it was, %d", count(env));
     free(env);
 
     env = maat_botenv_make(NULL, 1, more, 5);
