@@ -126,27 +126,41 @@ static int contains(const char *dir, const char *path)
                                           (n == 1 && dir[0] == '/'));
 }
 
+/* The path a command's word names: the word, or (when `value` is set)
+ * what follows its first '=' (--weights=DIR/FILE); NULL when there is
+ * none. */
+static const char *word_path(const char *w, int value)
+{
+    const char *eq = value ? strchr(w, '=') : NULL;
+    const char *p = value ? (eq ? eq + 1 : NULL) : w;
+    return p && strchr(p, '/') ? p : NULL;
+}
+
 /* Would hiding directory `dir` hide what the bot needs: the working
- * directory, or a file its command names (its program, its script)? */
+ * directory, or a file its command names (its program, its script, a
+ * --file=PATH)? */
 static int needed(const char *dir, const char *cwd, const char *cmd)
 {
     if (contains(dir, cwd))
         return 1;
     char words[4096];
     snprintf(words, sizeof words, "%s", cmd);
-    for (char *save = NULL, *w = strtok_r(words, " \t\"'", &save); w;
-         w = strtok_r(NULL, " \t\"'", &save)) {
-        char path[5200];
-        if (!strchr(w, '/'))
-            continue;
-        snprintf(path, sizeof path, "%s%s%s", w[0] == '/' ? "" : cwd,
-                 w[0] == '/' ? "" : "/", w);
-        if (contains(dir, path))
-            return 1;
-        /* as named, and resolved ("..", a link): the bot needs both */
-        char real[PATH_MAX];
-        if (realpath(path, real) && contains(dir, real))
-            return 1;
+    for (char *save = NULL, *word = strtok_r(words, " \t\"'", &save); word;
+         word = strtok_r(NULL, " \t\"'", &save)) {
+        for (int value = 0; value < 2; value++) {
+            char path[5200];
+            const char *w = word_path(word, value);
+            if (!w)
+                continue;
+            snprintf(path, sizeof path, "%s%s%s", w[0] == '/' ? "" : cwd,
+                     w[0] == '/' ? "" : "/", w);
+            if (contains(dir, path))
+                return 1;
+            /* as named, and resolved ("..", a link): the bot needs both */
+            char real[PATH_MAX];
+            if (realpath(path, real) && contains(dir, real))
+                return 1;
+        }
     }
     return 0;
 }
@@ -195,14 +209,14 @@ static int inside_hidden(const char *const *hide, int i, const char *cwd,
     return 0;
 }
 
-/* The directory below the working directory that word w of a command
+/* The directory below the working directory that path w (word_path)
  * names (a directory itself, or the directory of a file), resolved, in
  * dir (PATH_MAX); 0 when there is none. */
 static int named_dir(const char *w, const char *cwd, char *dir)
 {
     char path[5200];
     struct stat st;
-    if (!strchr(w, '/'))
+    if (!w)
         return 0;
     snprintf(path, sizeof path, "%s%s%s", w[0] == '/' ? "" : cwd,
              w[0] == '/' ? "" : "/", w);
@@ -229,16 +243,19 @@ static void hide_others(char *out, size_t len, const char *cwd,
         snprintf(words, sizeof words, "%s", others[i]);
         for (char *save = NULL, *w = strtok_r(words, " \t\"'", &save); w;
              w = strtok_r(NULL, " \t\"'", &save)) {
-            char dir[PATH_MAX], mount[PATH_MAX + 64] = " --tmpfs";
-            if (!named_dir(w, cwd, dir) || needed(dir, cwd, cmd))
-                continue;
-            add_quoted(mount, sizeof mount, dir);
-            size_t n = strlen(mount);
-            const char *at = strstr(out, mount);
-            if (at && (at[n] == ' ' || at[n] == 0))
-                continue; /* covered already */
-            add(out, len, "--size 4096");
-            strncat(out, mount, len - strlen(out) - 1);
+            for (int value = 0; value < 2; value++) {
+                char dir[PATH_MAX], mount[PATH_MAX + 64] = " --tmpfs";
+                if (!named_dir(word_path(w, value), cwd, dir) ||
+                    needed(dir, cwd, cmd))
+                    continue;
+                add_quoted(mount, sizeof mount, dir);
+                size_t n = strlen(mount);
+                const char *at = strstr(out, mount);
+                if (at && (at[n] == ' ' || at[n] == 0))
+                    continue; /* covered already */
+                add(out, len, "--size 4096");
+                strncat(out, mount, len - strlen(out) - 1);
+            }
         }
     }
 }

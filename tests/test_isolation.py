@@ -445,6 +445,18 @@ def private_dirs(tmp):
           'alice/weights.bin' not in seen['b'],
           'a program named by absolute path or through a link: its '
           'directory hidden from the other seat', '%s %s' % (p.stderr, seen))
+    # paths given as --option=PATH count as named
+    os.makedirs(os.path.join(d, 'bobdata'))
+    with open(os.path.join(d, 'bobdata', 'net.bin'), 'w') as f:
+        f.write('bob\'s network\n')
+    env['MAAT_LOOK'] = look + ' bobdata/net.bin'
+    p, seen = play('./alice/bot.sh --book=team/weights.bin',
+                   './bob/bot.sh --weights=bobdata/net.bin')
+    check(p.returncode == 0 and
+          seen['a'] == ['alice/weights.bin', 'team/weights.bin'] and
+          seen['b'] == ['bob/weights.bin', 'bobdata/net.bin'],
+          '--weights=PATH: its directory hidden from the other seat, and '
+          'kept for the seat that names it', '%s %s' % (p.stderr, seen))
 
 
 WATCHER = r'''#!/bin/sh
