@@ -5,7 +5,8 @@
  * whole tree can be signalled at once), with resource limits, its stdout
  * and stderr going through a pipe the referee drains into a per-seat log
  * file capped in size (a bot that spams output never blocks and never
- * fills the disk), and PR_SET_PDEATHSIG so it dies if the referee dies.
+ * fills the disk), PR_SET_PDEATHSIG so it dies if the referee dies, and
+ * oom_score_adj 1000, so that the out-of-memory killer takes bots first.
  *
  * Notes for callers:
  *  - /bin/sh (dash) forks a single command instead of exec'ing it, so the

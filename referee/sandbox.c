@@ -306,6 +306,18 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
         add(out, len, size);
     }
     add(out, len, "--tmpfs /tmp");
+    /* bubblewrap's /dev is a tmpfs as big as half the host's memory, and
+     * /dev/shm a directory in it: a bot could have filled either with
+     * gigabytes that no limit of its own counts (a file in a tmpfs is in
+     * no process's memory, so the out-of-memory killer could not take it
+     * back by killing the bot).  /dev/shm gets a tmpfs of /tmp's size, and
+     * /dev is made read-only once the last thing is mounted in it (below,
+     * after /dev/tty). */
+    if (sb->tmp_bytes) {
+        add(out, len, "--size");
+        add(out, len, size);
+    }
+    add(out, len, "--tmpfs /dev/shm");
     /* An empty /run: the host's daemons keep their sockets there (Docker,
      * D-Bus, systemd, a user's runtime directory), and a read-only mount
      * does not stop connect() -- a bot of a referee run as root could
@@ -390,7 +402,7 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
      * (autogroup), which made a sandboxed game's round trips to the
      * referee twice as slow on a loaded machine (issue 19).  It stays in
      * the process group proc.c made, with its bubblewrap processes. */
-    add(out, len, "--ro-bind /dev/null /dev/tty");
+    add(out, len, "--ro-bind /dev/null /dev/tty --remount-ro /dev");
     /* No network, not even the host's abstract Unix sockets; no System V
      * IPC or POSIX queues shared with another bot; no other process seen
      * or signalled; its own host name; gone with the referee. */

@@ -14,8 +14,8 @@ stderr -- the bot log -- then plays as maat-random) sits in one seat:
     when they sit beside its socket ($TMPDIR) or in /tmp itself; logs or a
     series' records where they cannot be hidden (the directory the bots
     run in) are refused;
-  - its /tmp is capped (--limit-tmp); /run (the host daemons' sockets) is
-    empty;
+  - its /tmp and /dev/shm are capped (--limit-tmp), /dev is read-only;
+    /run (the host daemons' sockets) is empty;
   - its environment holds a few of the referee's variables (PATH, HOME,
     MAAT_*...) and what --bot-env adds, not the organiser's tokens;
   - with --private-dirs it cannot read the directories another seat's
@@ -79,6 +79,10 @@ done
 dd if=/dev/zero of=/tmp/big bs=1M count=64 2>/dev/null
 echo TMP-BYTES $(stat -c %s /tmp/big 2>/dev/null || echo 0)
 rm -f /tmp/big
+dd if=/dev/zero of=/dev/shm/big bs=1M count=64 2>/dev/null
+echo SHM-BYTES $(stat -c %s /dev/shm/big 2>/dev/null || echo 0)
+rm -f /dev/shm/big
+touch /dev/big 2>/dev/null && echo DEV-WRITABLE
 if [ -n "$MAAT_ESCAPE" ]; then
   setsid sh -c "echo \$\$ > /dev/null; exec sleep 1000" &
   echo ESCAPED
@@ -174,6 +178,11 @@ def isolated_match(tmp):
     check(0 <= tmp_bytes <= 16 << 20,
           'its /tmp holds at most --limit-tmp 16 MiB (%d bytes written)'
           % tmp_bytes)
+    shm_bytes = int((v.get('SHM-BYTES') or ['-1'])[0])
+    check(1 << 20 <= shm_bytes <= 16 << 20 and 'DEV-WRITABLE' not in v,
+          'its /dev/shm holds at most --limit-tmp 16 MiB (%d bytes '
+          'written), and /dev is read-only: no host memory beyond its '
+          'limits' % shm_bytes, repr(v.get('DEV-WRITABLE')))
     try:
         with open(os.path.join(res, 'rec.json')) as f:
             rec = json.load(f)

@@ -305,12 +305,37 @@ static void test_env(void)
     CHECK(log_has(log, "ny=1\n"), "overridden name appears twice");
     finish(&p);
 
+    /* clean_env: nothing inherited, env alone */
+    maat_proc_limits clean = {.clean_env = 1};
+    p = spawn("echo \"x=$MAAT_X\"; echo \"z=${MAAT_Z-unset}\"", env, log,
+              &clean);
+    if (p) {
+        CHECK(run_to_exit(p) == 0, "clean env bot failed");
+        CHECK(log_has(log, "x=hello world\n") &&
+                  log_has(log, "z=unset\n"),
+              "clean_env: an inherited variable reached the bot, or env did "
+              "not");
+        finish(&p);
+    }
+
     maat_error err = {0};
     char *bad[] = {"NO_EQUALS_SIGN", NULL};
     p = maat_proc_spawn("true", bad, NULL, NULL, NULL, &err);
     CHECK(p == NULL && err.code == MAAT_EINVAL &&
               strstr(err.msg, "NO_EQUALS_SIGN"),
           "bad env entry accepted or badly reported: %s", err.msg);
+    finish(&p);
+}
+
+/* Bots are the out-of-memory killer's first choice: oom_score_adj 1000. */
+static void test_oom_score(void)
+{
+    const char *log = tmp_path("oom.log");
+    maat_proc *p = spawn("cat /proc/self/oom_score_adj", NULL, log, NULL);
+    if (!p)
+        return;
+    CHECK(run_to_exit(p) == 0, "oom bot failed");
+    CHECK(log_has(log, "1000\n"), "a bot's oom_score_adj is not 1000");
     finish(&p);
 }
 
@@ -832,6 +857,7 @@ int main(void)
     test_stdout_and_stderr();
     test_exit_status();
     test_env();
+    test_oom_score();
     test_log_cap();
     test_signal_state_reset();
     test_stop_ignores_term();
