@@ -31,10 +31,17 @@ int maat_sandbox_filter_open(maat_error *err)
      * bot we can judge fairly anyway */
     scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
     int fd = -1, rc = -ENOMEM;
+    /* setsid, setpgid: every process stays in the bot's group.  shmget: a
+     * System V segment belongs to no process, so the out-of-memory killer
+     * could not take its memory back by killing the bot, and the kernel's
+     * default caps (in the bot's own IPC namespace) are the machine's
+     * memory; POSIX shared memory (/dev/shm, capped) is the way. */
     if (ctx &&
         (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setsid),
                                0)) == 0 &&
         (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setpgid),
+                               0)) == 0 &&
+        (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(shmget),
                                0)) == 0) {
         fd = memfd_create("maat-seccomp", MFD_CLOEXEC);
         rc = fd < 0 ? -errno : seccomp_export_bpf(ctx, fd);

@@ -83,6 +83,7 @@ dd if=/dev/zero of=/dev/shm/big bs=1M count=64 2>/dev/null
 echo SHM-BYTES $(stat -c %s /dev/shm/big 2>/dev/null || echo 0)
 rm -f /dev/shm/big
 touch /dev/big 2>/dev/null && echo DEV-WRITABLE
+ipcmk -M 16777216 >/dev/null 2>&1 && echo SYSV-SHM
 if [ -n "$MAAT_ESCAPE" ]; then
   setsid sh -c "echo \$\$ > /dev/null; exec sleep 1000" &
   echo ESCAPED
@@ -183,6 +184,8 @@ def isolated_match(tmp):
           'its /dev/shm holds at most --limit-tmp 16 MiB (%d bytes '
           'written), and /dev is read-only: no host memory beyond its '
           'limits' % shm_bytes, repr(v.get('DEV-WRITABLE')))
+    check('SYSV-SHM' not in v, 'no System V shared memory segment (memory '
+          'in no process, not bounded)')
     try:
         with open(os.path.join(res, 'rec.json')) as f:
             rec = json.load(f)
