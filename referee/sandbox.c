@@ -245,6 +245,10 @@ static int named_dir(const char *w, const char *cwd, char *dir)
 static void hide_others(char *out, size_t len, const char *cwd,
                         const char *cmd, const char *const *others)
 {
+    /* from the root, "below the working directory" would be the system
+     * itself (/usr/bin of another seat's /usr/bin/python3): nothing */
+    if (!strcmp(cwd, "/"))
+        return;
     for (int i = 0; others && others[i]; i++) {
         char words[4096];
         snprintf(words, sizeof words, "%s", others[i]);

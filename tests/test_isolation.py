@@ -418,22 +418,30 @@ def private_dirs(tmp):
     env = sandboxed_env(MAAT_LOOK=look)
     runs = [0]
 
-    def play(a, b, private=True):
+    def play(a, b, private=True, cwd=d):
         runs[0] += 1
         logs = os.path.join(d, 'logs%d' % runs[0])
+        rec = os.path.join(d, 'rec%d' % runs[0], 'r.json')
+        os.makedirs(os.path.dirname(rec))
         p = subprocess.run([REFEREE, '--seed', '6', '--log-dir', logs,
+                            '--record', rec,
                             *(['--private-dirs'] if private else []),
-                            '--bot', 'a=' + a, '--bot', 'b=' + b], cwd=d,
+                            '--bot', 'a=' + a, '--bot', 'b=' + b], cwd=cwd,
                            env=env, capture_output=True, text=True,
                            timeout=300)
         seen = {}
         for bot in ('a', 'b'):
             v = values(log_of(logs, bot))
             seen[bot] = sorted(v.get('SEES', []))
+        try:
+            with open(rec) as f:
+                seen['faults'] = json.load(f).get('faults')
+        except (OSError, ValueError):
+            seen['faults'] = 'no record'
         return p, seen
 
     p, seen = play('./alice/bot.sh', 'bob/bot.sh --book team/weights.bin')
-    check(p.returncode == 0 and 'fault' not in p.stdout.lower() and
+    check(p.returncode == 0 and seen['faults'] == [] and
           seen['a'] == ['alice/weights.bin'] and
           seen['b'] == ['bob/weights.bin', 'team/weights.bin'],
           'each bot reads its own directory and what its command names, '
@@ -469,6 +477,13 @@ def private_dirs(tmp):
           seen['b'] == ['bob/weights.bin', 'bobdata/net.bin'],
           '--weights=PATH: its directory hidden from the other seat, and '
           'kept for the seat that names it', '%s %s' % (p.stderr, seen))
+    # from the root, below the working directory is the system itself:
+    # another seat's /usr/bin/env must not hide /usr/bin (its /bin/sh)
+    p, seen = play(os.path.join(d, 'alice', 'bot.sh'),
+                   '/usr/bin/env ' + RANDOM, cwd='/')
+    check(p.returncode == 0 and seen['faults'] == [],
+          'a referee run from / hides no system directory', '%s %s'
+          % (p.stderr, seen))
 
 
 WATCHER = r'''#!/bin/sh
