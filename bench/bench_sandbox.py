@@ -96,6 +96,8 @@ def main():
                      ["--proc", "/proc", "--unshare-pid"]),
                     ("--size 64M --tmpfs /tmp",
                      ["--size", str(64 << 20), "--tmpfs", "/tmp"]),
+                    ("--size 4096 --tmpfs /run",
+                     ["--size", "4096", "--tmpfs", "/run"]),
                     ("--ro-bind SOCKET", ["--ro-bind", sock, sock]),
                     ("--unshare-net", ["--unshare-net"]),
                     ("--unshare-ipc", ["--unshare-ipc"]),
@@ -104,13 +106,20 @@ def main():
             tail = ["--setenv", "TMPDIR", "/tmp", "--chdir", os.getcwd()]
             opts = [w for _, f in each for w in f]
             tty = ["--ro-bind", "/dev/null", "/dev/tty"]
-            old = opts + ["--new-session"] + tail
+            # /dev/shm capped, /dev read-only: after --dev /dev (in opts)
+            shm = ["--size", str(64 << 20), "--tmpfs", "/dev/shm"]
+            dev_ro = ["--remount-ro", "/dev"]
+            old = [w for name, f in each if "/run" not in name for w in f]
+            old += ["--new-session"] + tail
             configs = [("/bin/true", true), ("bwrap --ro-bind / /", base + true)]
             configs += [("+ " + name, base + f + true) for name, f in each]
             configs += [("+ --new-session (until 19)",
                          base + ["--new-session"] + true),
                         ("+ --ro-bind /dev/null /dev/tty", base + tty + true),
-                        ("all (maat now)", base + opts + tty + tail + true),
+                        ("+ --dev, /dev/shm capped, ro",
+                         base + ["--dev", "/dev"] + shm + dev_ro + true),
+                        ("all (maat now)",
+                         base + opts + shm + tty + dev_ro + tail + true),
                         ("all before issue 19",
                          ["/bin/sh", "-c", "exec " + " ".join(base + old) +
                           " /bin/sh -c 'exec /bin/true'"])]
