@@ -181,6 +181,10 @@ static int start_bots(match *m, int game, maat_error *err)
                                       "bytes at most)", b->spec->name);
             if (unhidden && unhideable(m, unhidden, b, err))
                 return err->code;
+            /* what the bot will see, for an organiser checking a layout
+             * (no secret in it: the token is in the environment) */
+            if (c->verbose)
+                match_say(m, "bot %s runs as: %s", b->spec->name, boxed);
             snprintf(cmd, sizeof cmd, "%s", boxed);
         }
         if (c->log_dir)

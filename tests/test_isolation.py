@@ -418,7 +418,7 @@ def private_dirs(tmp):
     env = sandboxed_env(MAAT_LOOK=look)
     runs = [0]
 
-    def play(a, b, private=True, cwd=d):
+    def play(a, b, private=True, cwd=d, verbose=False):
         runs[0] += 1
         logs = os.path.join(d, 'logs%d' % runs[0])
         rec = os.path.join(d, 'rec%d' % runs[0], 'r.json')
@@ -426,6 +426,7 @@ def private_dirs(tmp):
         p = subprocess.run([REFEREE, '--seed', '6', '--log-dir', logs,
                             '--record', rec,
                             *(['--private-dirs'] if private else []),
+                            *(['--verbose'] if verbose else []),
                             '--bot', 'a=' + a, '--bot', 'b=' + b], cwd=cwd,
                            env=env, capture_output=True, text=True,
                            timeout=300)
@@ -446,6 +447,13 @@ def private_dirs(tmp):
           seen['b'] == ['bob/weights.bin', 'team/weights.bin'],
           'each bot reads its own directory and what its command names, '
           'not the other seat\'s', '%s %s %s' % (p.stdout, p.stderr, seen))
+    p, seen = play('./alice/bot.sh', './bob/bot.sh', verbose=True)
+    check(p.returncode == 0 and
+          "bot a runs as: exec " in p.stderr and
+          "--tmpfs '%s'" % os.path.join(d, 'bob') in p.stderr and
+          "--tmpfs '%s'" % os.path.join(d, 'alice') in p.stderr,
+          '--verbose prints each bot\'s sandbox, with what it hides',
+          p.stderr[-2000:])
     p, seen = play('./team/bot.sh', './team/other.sh')
     check(p.returncode == 0 and 'team/weights.bin' in seen['a'] and
           'team/weights.bin' in seen['b'],
