@@ -71,12 +71,15 @@ static int kept(const char *entry, const char *const specs[], int n_specs)
 }
 
 char **maat_botenv_make(char *const from[], int clean,
-                        const char *const specs[], int n_specs)
+                        const char *const specs[], int n_specs,
+                        char *const seat[])
 {
-    size_t n = 0, k = 0;
+    size_t n = 0, s = 0, k = 0;
     while (from && from[n])
         n++;
-    char **env = malloc((n + (size_t)n_specs + 1) * sizeof *env);
+    while (seat && seat[s])
+        s++;
+    char **env = malloc((n + (size_t)n_specs + s + 1) * sizeof *env);
     if (!env)
         return NULL;
     for (size_t i = 0; i < n; i++) /* (an entry that is not NAME=value, */
@@ -86,6 +89,8 @@ char **maat_botenv_make(char *const from[], int clean,
     for (int i = 0; i < n_specs; i++)
         if (strchr(specs[i], '='))
             env[k++] = (char *)specs[i];
+    for (size_t i = 0; i < s; i++)
+        env[k++] = seat[i];
     env[k] = NULL;
     return env;
 }

@@ -30,18 +30,20 @@ extern const char *const maat_botenv_kept[];
  * naming it otherwise. */
 int maat_botenv_check(const char *spec, maat_error *err);
 
-/* The environment a bot starts with, before the referee's per-seat
- * variables: of `from` (an environment: "NAME=value" strings, NULL
- * terminated) every NAME=value entry when `clean` is 0, else those
- * maat_botenv_kept or a spec passes (an entry without a name or '=' is
- * never passed); then each NAME=VALUE spec (a later one wins).  Specs
- * must have passed maat_botenv_check.  Returns a NULL-terminated array
- * the caller frees with free() alone -- the strings are borrowed from
- * `from` and `specs`, which must outlive it -- or NULL when out of
- * memory.  A name may appear twice (an inherited entry, then a spec's
- * NAME=VALUE): the later entry wins when the array is given to
- * maat_proc_spawn as `env`. */
+/* The environment a bot starts with: of `from` (an environment:
+ * "NAME=value" strings, NULL terminated) every NAME=value entry when
+ * `clean` is 0, else those maat_botenv_kept or a spec passes (an entry
+ * without a name or '=' is never passed); then each NAME=VALUE spec; then
+ * `seat` (the referee's per-seat "NAME=value" entries, NULL-terminated,
+ * or NULL).  Specs must have passed maat_botenv_check.  Returns a
+ * NULL-terminated array the caller frees with free() alone -- the strings
+ * are borrowed from `from`, `specs` and `seat`, which must outlive it --
+ * or NULL when out of memory.  A name may appear more than once (an
+ * inherited entry, a spec's NAME=VALUE, the seat's): the later entry wins
+ * when the array is given to maat_proc_spawn as `env`, so the seat's
+ * own variables cannot be changed by a spec. */
 char **maat_botenv_make(char *const from[], int clean,
-                        const char *const specs[], int n_specs);
+                        const char *const specs[], int n_specs,
+                        char *const seat[]);
 
 #endif

@@ -57,23 +57,13 @@ static maat_proc *spawn_bot(const maat_match_config *c, const char *cmd,
                             char *const seat[], const char *log,
                             maat_error *err)
 {
-    char **base = maat_botenv_make(environ, c->sandbox,
-                                   (const char *const *)c->bot_env,
-                                   c->n_bot_env);
-    size_t n = 0, s = 0;
-    while (base && base[n])
-        n++;
-    while (seat[s])
-        s++;
-    char **env = base ? malloc((n + s + 1) * sizeof *env) : NULL;
+    char **env = maat_botenv_make(environ, c->sandbox,
+                                  (const char *const *)c->bot_env,
+                                  c->n_bot_env, seat);
     if (!env) {
-        free(base);
         maat_error_set(err, MAAT_ENOMEM, "out of memory");
         return NULL;
     }
-    memcpy(env, base, n * sizeof *env);
-    memcpy(env + n, seat, (s + 1) * sizeof *env); /* its NULL too */
-    free(base);
     maat_proc_limits lim = c->limits;
     lim.clean_env = 1; /* env is all of it */
     maat_proc *p = NULL;
@@ -166,10 +156,11 @@ static int start_bots(match *m, int game, maat_error *err)
             snprintf(env_ep, sizeof env_ep, "%s=ipc://%s", MAAT_ENV_ENDPOINT,
                      sock);
             const char *unhidden = NULL;
+            /* --private-dirs: the other seats' commands name what to hide */
             const char *others[MAAT_MAX_SEATS + 1];
             int k = 0;
-            for (int j = 0; j < m->n; j++)
-                if (j != i && c->bots[j].command && c->private_dirs)
+            for (int j = 0; c->private_dirs && j < m->n; j++)
+                if (j != i && c->bots[j].command)
                     others[k++] = c->bots[j].command;
             others[k] = NULL;
             maat_sandbox sb = {sock, (const char *const *)m->hide,

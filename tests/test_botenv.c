@@ -55,7 +55,7 @@ static void environments(void)
                     "SECRET_TOKEN=s3cr3t", "AWS_KEY=k", "AWS_OTHER=o",
                     "MAAT_SETTING=ours", "PYTHONPATH=/lib/py", "NOEQUALS",
                     "LCX=no", "=C:", NULL};
-    char **env = maat_botenv_make(from, 1, NULL, 0);
+    char **env = maat_botenv_make(from, 1, NULL, 0, NULL);
     CHECK(env && find(env, "PATH") && find(env, "HOME") &&
               find(env, "LC_ALL") && find(env, "MAAT_SETTING") &&
               find(env, "PYTHONPATH"),
@@ -67,7 +67,7 @@ static void environments(void)
 
     const char *more[] = {"AWS_*", "SECRET_TOKEN", "EXTRA=given",
                           "PATH=/opt/bin", "UNSET_ONE"};
-    env = maat_botenv_make(from, 1, more, 5);
+    env = maat_botenv_make(from, 1, more, 5, NULL);
     CHECK(env && find(env, "AWS_KEY") && find(env, "AWS_OTHER") &&
               find(env, "SECRET_TOKEN") && !strcmp(find(env, "EXTRA"),
                                                    "given") &&
@@ -78,17 +78,17 @@ static void environments(void)
     free(env);
 
     const char *all[] = {"*"};
-    env = maat_botenv_make(from, 1, all, 1);
+    env = maat_botenv_make(from, 1, all, 1, NULL);
     CHECK(env && count(env) == 9 && find(env, "SECRET_TOKEN"),
           "'*' passes every NAME=value entry, %d", count(env));
     free(env);
 
-    env = maat_botenv_make(from, 0, NULL, 0);
+    env = maat_botenv_make(from, 0, NULL, 0, NULL);
     CHECK(env && count(env) == 9 && !find(env, "NOEQUALS"),
           "not clean: every NAME=value entry as it was, %d", count(env));
     free(env);
 
-    env = maat_botenv_make(NULL, 1, more, 5);
+    env = maat_botenv_make(NULL, 1, more, 5, NULL);
     CHECK(env && count(env) == 2 && find(env, "EXTRA"),
           "an empty environment: only the NAME=VALUE specs");
     free(env);
