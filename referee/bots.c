@@ -268,8 +268,15 @@ void match_check_processes(match *m)
                 maat_proc_drain(b->proc);
                 maat_proc_output_head(b->proc, 5, head, sizeof head);
             }
+            /* killed by the kernel at --limit-mem: say so, or it reads
+             * as a bot that crashed on its own */
+            char oom[96] = "";
+            if (maat_proc_oom_kills(b->proc))
+                snprintf(oom, sizeof oom, " (out of memory: all its "
+                         "processes reached --limit-mem %llu MB)",
+                         (unsigned long long)(m->c->limits.memory >> 20));
             snprintf(b->dead_detail, sizeof b->dead_detail,
-                     "the bot process %s%s%s", how,
+                     "the bot process %s%s%s%s", how, oom,
                      *head ? " before saying hello; its output began: " : "",
                      head);
             if (m->g && !b->out)

@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "match.h"
 #include "record.h"
+#include "cgroup.h"
 #include "sandbox.h"
 
 #define MAX_CONFIG_ARGS 512
@@ -107,7 +108,10 @@ static void usage(FILE *f)
 "                         is set with or without the sandbox\n"
 "  --log-dir DIR          per-bot stdout/stderr logs (default: discarded)\n"
 "  --log-cap KB           bytes kept per bot log (1024)\n"
-"  --limit-as MB          address space per bot (2048; 0 = none)\n"
+"  --limit-as MB          address space per bot process (2048; 0 = none)\n"
+"  --limit-mem MB         memory of all a bot's processes together, in a\n"
+"                         cgroup of its own (0 = none, the default; needs\n"
+"                         root or a delegated cgroup)\n"
 "  --limit-cpu S          CPU seconds per bot process (600)\n"
 "  --limit-nproc N        processes (64)      --limit-nofile N  files (256)\n"
 "Output:\n"
@@ -138,7 +142,7 @@ static const char *const valued[] = {
     "--endpoint", "--curve-key", "--allow-key", "--time", "--first-time",
     "--bank", "--increment", "--grace", "--hello-time", "--on-timeout",
     "--on-illegal", "--on-malformed", "--on-crash", "--on-no-hello",
-    "--log-dir", "--log-cap", "--limit-as", "--limit-cpu", "--limit-nproc",
+    "--log-dir", "--log-cap", "--limit-as", "--limit-mem", "--limit-cpu", "--limit-nproc",
     "--limit-nofile", "--limit-tmp", "--hide", "--bot-env", "--ladder", "--record", "--match-id", "--verify",
     "--config", NULL};
 
@@ -485,6 +489,9 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
         } else if (!strcmp(a, "--limit-as")) {
             rc = parse_num(a, v, 0, 1 << 20, &n);
             c->limits.address_space = (uint64_t)n << 20;
+        } else if (!strcmp(a, "--limit-mem")) {
+            rc = parse_num(a, v, 0, 1 << 30, &n);
+            c->limits.memory = (uint64_t)n << 20;
         } else if (!strcmp(a, "--limit-cpu")) {
             rc = parse_num(a, v, 0, 1 << 30, &n);
             c->limits.cpu_seconds = (uint64_t)n;
@@ -670,6 +677,27 @@ static int choose_sandbox(cli *k)
     return 0;
 }
 
+/* --limit-mem needs a memory cgroup per bot: make (and remove) one now,
+ * so that a machine without them is a usage error before any bot starts,
+ * not every match failing as it spawns its first bot. */
+static int check_limit_mem(const cli *k)
+{
+    int spawned = 0;
+    for (int i = 0; i < k->c.n_bots; i++)
+        spawned += k->c.bots[i].command != NULL;
+    if (!k->c.limits.memory || !spawned)
+        return 0;
+    maat_error err = {0};
+    maat_cgroup *g = maat_cgroup_new(k->c.limits.memory, &err);
+    if (!g) {
+        fprintf(stderr, "maat-referee: --limit-mem %llu: %s\n",
+                (unsigned long long)(k->c.limits.memory >> 20), err.msg);
+        return 2;
+    }
+    maat_cgroup_destroy(&g);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     static cli k;
@@ -714,6 +742,8 @@ int main(int argc, char **argv)
                 goto out;
         }
         rc = choose_sandbox(&k);
+        if (!rc)
+            rc = check_limit_mem(&k);
         if (rc)
             goto out;
         rc = settle_seed_and_bots(&k);

@@ -350,7 +350,10 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
         int64_t credit = wait_for_answer(m, b, t0, allowed,
                                          presample ? &base : NULL);
         wall = maat_now_ns() - t0;
-        cpu = timed_cpu ? maat_proc_cpu_ns(b->proc) - cpu0 : 0;
+        /* a bot killed while deciding has no CPU clock left to read (0):
+         * no time rather than a negative one */
+        uint64_t cpu1 = timed_cpu ? maat_proc_cpu_ns(b->proc) : 0;
+        cpu = cpu1 > cpu0 ? cpu1 - cpu0 : 0;
         b->first_done = 1;
         b->decisions++;
         b->wall_ns_total += wall;

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE /* close_range, wait4 */
 
 #include "proc.h"
+#include "cgroup.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,6 +59,9 @@ struct maat_proc {
     long tag;           /* >= 0: each line in the log starts "TAG\t" */
     bool mid_line;      /* the output's last byte was not a newline */
     bool log_mid_line;  /* the log's last byte kept was not a newline */
+    maat_cgroup *cgroup; /* with a memory limit: the bot's own group */
+    uint64_t oom_kills;  /* the group's, kept when it is removed */
+    uint64_t memory_peak;
     bool exited;        /* main process reaped; status/ru valid */
     bool stopped;       /* maat_proc_stop has run */
     int status;
@@ -83,6 +87,7 @@ typedef struct child_plan {
     int gate_fd;    /* -1, or the start gate's read end: becomes fd 4 */
     int pass_fd;    /* -1, or a descriptor for the wrapper: becomes fd 5 */
     pid_t parent;   /* to detect that the referee died before PDEATHSIG */
+    const maat_cgroup *cgroup; /* NULL, or the group to join first */
     struct {
         int resource;
         struct rlimit rl;
@@ -255,8 +260,21 @@ static void child_setup_fds(const child_plan *cp)
             (void)close(fd);
 }
 
+/* Marks an errno the child sends back that is not exec's: joining the
+ * bot's cgroup failed (spawn says so). */
+enum { JOIN_FAILED = 1 << 24 };
+
 static _Noreturn void child_run(const child_plan *cp)
 {
+    /* Into the bot's cgroup before anything else, so all it ever uses is
+     * counted there; if that fails the bot must not run unbounded. */
+    if (cp->cgroup) {
+        int e = maat_cgroup_join(cp->cgroup) | JOIN_FAILED;
+        if (e != JOIN_FAILED) {
+            (void)!write(cp->exec_fd, &e, sizeof e);
+            _exit(127);
+        }
+    }
     /* Own group first, so a stop() racing with this start still reaches
      * everything the bot will ever fork. */
     if (setpgid(0, 0) != 0)
@@ -522,6 +540,12 @@ static maat_proc *spawn(const char *cmd, char *const env[],
                      .parent = getpid()};
     char **words = maat_proc_words(cmd);
     cp.argv = words ? words : cp.sh_argv;
+    if (lim->memory) {
+        p->cgroup = maat_cgroup_new(lim->memory, err);
+        if (!p->cgroup)
+            goto fail;
+        cp.cgroup = p->cgroup;
+    }
     plan_limits(&cp, lim);
     int pipefd[2] = {-1, -1}, execfd[2] = {-1, -1};
     cp.envp = build_envp(env, lim->clean_env, err);
@@ -574,9 +598,15 @@ static maat_proc *spawn(const char *cmd, char *const env[],
         while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
             ;
         close(pipefd[0]);
-        maat_error_set(err, MAAT_EIO, "cannot spawn %s: %s", cp.argv[0] ==
-                       cp.sh_argv[0] ? "/bin/sh" : cp.argv[0],
-                       strerror(exec_errno));
+        if (exec_errno & JOIN_FAILED)
+            maat_error_set(err, MAAT_EHOST, "cannot put the bot in its "
+                           "cgroup %s: %s", maat_cgroup_path(p->cgroup),
+                           strerror(exec_errno & ~JOIN_FAILED));
+        else
+            maat_error_set(err, MAAT_EIO, "cannot spawn %s: %s",
+                           cp.argv[0] == cp.sh_argv[0] ? "/bin/sh"
+                                                       : cp.argv[0],
+                           strerror(exec_errno));
         goto fail;
     }
     free(cp.envp);
@@ -594,6 +624,7 @@ static maat_proc *spawn(const char *cmd, char *const env[],
 fail:
     free(cp.envp);
     free(words);
+    maat_cgroup_destroy(&p->cgroup);
     close_if_open(&p->log_fd);
     close_if_open(&p->gate_fd);
     free(p);
@@ -829,6 +860,16 @@ int maat_proc_exited(maat_proc *p, int *status)
     return 1;
 }
 
+uint64_t maat_proc_oom_kills(const maat_proc *p)
+{
+    return p->cgroup ? maat_cgroup_oom_kills(p->cgroup) : p->oom_kills;
+}
+
+uint64_t maat_proc_memory_peak(const maat_proc *p)
+{
+    return p->cgroup ? maat_cgroup_memory_peak(p->cgroup) : p->memory_peak;
+}
+
 static uint64_t timeval_ns(struct timeval tv)
 {
     return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
@@ -968,6 +1009,13 @@ void maat_proc_stop(maat_proc *p, int grace_ms)
          * the referee. */
         while (p->pid > 1 && waitpid(-p->pid, NULL, WNOHANG) > 0)
             ;
+        /* Its cgroup holds every process the bot started, even one that
+         * left the process group (setsid): what is left dies with it. */
+        if (p->cgroup) {
+            p->oom_kills = maat_cgroup_oom_kills(p->cgroup);
+            p->memory_peak = maat_cgroup_memory_peak(p->cgroup);
+            maat_cgroup_destroy(&p->cgroup);
+        }
         p->stopped = true;
     }
     maat_proc_drain(p);

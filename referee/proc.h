@@ -20,6 +20,10 @@
  *  - A core size limit of 0 is always set; the CPU limit is soft N, hard
  *    N+1 (SIGXCPU, then SIGKILL).
  *
+ * With a memory limit (maat_proc_limits.memory) the bot runs in a cgroup
+ * of its own (cgroup.h), which it joins before it execs; stopping the bot
+ * also kills whatever is left in it (a process that left the group).
+ *
  * Ownership: maat_proc_spawn returns a maat_proc owned by the caller;
  * maat_proc_destroy(&p) stops the group if still running (SIGTERM, then
  * SIGKILL after the grace period), reaps, closes the log, frees, sets p
@@ -42,6 +46,8 @@ typedef struct maat_proc_limits {
     uint64_t processes;     /* RLIMIT_NPROC */
     uint64_t open_files;    /* RLIMIT_NOFILE */
     uint64_t log_cap;       /* bytes kept in the log file */
+    uint64_t memory;        /* bytes, all the bot's processes together:
+                               a memory cgroup of its own (cgroup.h) */
     int clean_env;          /* 1: none of the referee's environment is
                                inherited, the child gets `env` alone */
 } maat_proc_limits;
@@ -131,6 +137,11 @@ int maat_proc_exited(maat_proc *p, int *status);
 /* Human-readable exit description, e.g. "exited with status 3" or
  * "killed by signal 11 (Segmentation fault)". */
 void maat_proc_describe_exit(int status, char *buf, size_t len);
+
+/* With a memory limit: how many of the bot's processes the kernel killed
+ * for reaching it, and the most it used at once (bytes); else 0. */
+uint64_t maat_proc_oom_kills(const maat_proc *p);
+uint64_t maat_proc_memory_peak(const maat_proc *p);
 
 /* CPU time (user + system) used so far by the main process, in
  * nanoseconds, measured via clock_getcpuclockid; after exit, the rusage

@@ -84,6 +84,10 @@ echo SHM-BYTES $(stat -c %s /dev/shm/big 2>/dev/null || echo 0)
 rm -f /dev/shm/big
 touch /dev/big 2>/dev/null && echo DEV-WRITABLE
 ipcmk -M 16777216 >/dev/null 2>&1 && echo SYSV-SHM
+grep -q '/maat-[0-9]*-[0-9]*$' /proc/self/cgroup && echo IN-BOT-CGROUP
+for f in /sys/fs/cgroup/cgroup.procs /sys/fs/cgroup/*/cgroup.procs; do
+  [ -e "$f" ] && (echo 0 > "$f") 2>/dev/null && echo CGROUP-LEFT "$f"
+done
 if [ -n "$MAAT_ESCAPE" ]; then
   setsid sh -c "echo \$\$ > /dev/null; exec sleep 1000" &
   echo ESCAPED
@@ -130,6 +134,16 @@ def values(text):
     return out
 
 
+def memory_cgroups():
+    """Can the referee make a memory cgroup per bot here (--limit-mem)?
+    It says no before any bot starts (exit 2)."""
+    p = subprocess.run([REFEREE, '--quiet', '--no-sandbox', '--limit-mem',
+                        '256', '--limit-as', '0', '--bot', 'a=' + RANDOM,
+                        '--bot', 'b=' + RANDOM], capture_output=True,
+                       text=True, timeout=300)
+    return p.returncode == 0
+
+
 def isolated_match(tmp):
     d = os.path.join(tmp, 'iso')
     res = os.path.join(d, 'results')
@@ -152,6 +166,12 @@ def isolated_match(tmp):
            '--log-dir', logs, '--hide', old,
            '--bot', 'probe=' + probe,
            '--bot', 'other=' + RANDOM]
+    cgroups = memory_cgroups()
+    if cgroups:
+        cmd += ['--limit-mem', '256']
+    else:
+        print('#   no memory cgroups here: the match runs without '
+              '--limit-mem')
     p = subprocess.run(cmd, env=env, capture_output=True, text=True,
                        timeout=300)
     check(p.returncode == 0, 'the sandboxed match finishes', p.stderr)
@@ -186,6 +206,11 @@ def isolated_match(tmp):
           'limits' % shm_bytes, repr(v.get('DEV-WRITABLE')))
     check('SYSV-SHM' not in v, 'no System V shared memory segment (memory '
           'in no process, not bounded)')
+    if cgroups:
+        check('IN-BOT-CGROUP' in v, 'with --limit-mem the bot is in a '
+              'memory cgroup of its own (maat-PID-N)')
+    check('CGROUP-LEFT' not in v, 'the bot cannot move itself into another '
+          'cgroup (/sys is read-only)', repr(v.get('CGROUP-LEFT')))
     try:
         with open(os.path.join(res, 'rec.json')) as f:
             rec = json.load(f)

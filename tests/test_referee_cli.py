@@ -37,6 +37,28 @@ rc, out = run("--bot", "noequals")
 check(rc == 2 and "NAME=VALUE" in out, "--bot without = refused")
 rc, out = run()
 check(rc == 2 and "usage" in out, "no bots and no --demo: usage, exit 2")
+rc, out = run("--limit-mem", "64M", "--bot", "a=" + RANDOM, "--bot", "b=" + RANDOM)
+check(rc == 2 and "--limit-mem" in out and "64M" in out, "--limit-mem 64M: exit 2, names the option and value")
+# --limit-mem where no memory cgroup can be made (here: an unprivileged
+# user, when the tests run as root and that user can run the referee):
+# exit 2 before any bot starts, saying where and why
+nobody = ["setpriv", "--reuid", "65534", "--regid", "65534", "--clear-groups"]
+try:
+    can = os.geteuid() == 0 and subprocess.run(
+        nobody + [REF, "--version"], capture_output=True).returncode == 0
+except OSError:
+    can = False
+if can:
+    p = subprocess.run(nobody + [REF, "--no-sandbox", "--limit-mem", "64",
+                                 "--bot", "a=" + RANDOM, "--bot", "b=" + RANDOM],
+                       capture_output=True, text=True, timeout=120)
+    check(p.returncode == 2 and "--limit-mem 64" in p.stderr and
+          "no memory cgroup" in p.stderr and "/" in p.stderr and
+          "seat" not in p.stdout,
+          "--limit-mem without a memory cgroup: exit 2 naming the directory "
+          "and the reason, no game played (%r)" % p.stderr.strip()[:200])
+else:
+    print("#   not root, or the referee not runnable by nobody: no unprivileged --limit-mem case")
 
 with tempfile.TemporaryDirectory() as d:
     deck = os.path.join(d, "deck.txt")

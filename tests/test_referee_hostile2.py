@@ -523,6 +523,39 @@ def hog(tmp):
               'got %d' % by_bot)
 
 
+def hog_cgroup(tmp):
+    # --limit-mem: the bot's processes in a memory cgroup of their own.  The
+    # hog touches memory until the kernel kills it at the limit (there is
+    # no malloc failure to see: --limit-as 0, as a runtime that reserves
+    # terabytes needs); the fault says why, the other seats play on, and
+    # they ran under the same limit without noticing.
+    limit_mb = 256
+    r = run_match(tmp, 'hog-cgroup',
+                  [('rnd0', None), ('rnd1', None),
+                   ('hog', ['--mode', 'hog', '--after', '2'])],
+                  extra=['--limit-as', '0', '--limit-mem', str(limit_mb)],
+                  time_ms=5000)
+    if r.rc == 2 and 'no memory cgroup' in (r.err or ''):
+        print('skip hog-cgroup: %s' % short(r.err))
+        return
+    label = 'hog under --limit-mem %d (--limit-as 0)' % limit_mb
+    hf = check_common(r, label, 2, 'hog')
+    if hf is not None:
+        check([f['kind'] for f in hf] == ['crash'] and
+              'out of memory' in hf[0]['detail'] and
+              '--limit-mem %d MB' % limit_mb in hf[0]['detail'] and
+              r.rec['result'][2]['out'],
+              '%s: one crash fault saying the limit killed it, the seat is '
+              'out' % label, json.dumps(hf)[:400])
+        by_bot = sum(1 for d in r.rec['decisions']
+                     if d['seat'] == 2 and d['by'] == 'bot')
+        check(by_bot == 2, '%s: its 2 good decisions stand' % label,
+              'got %d' % by_bot)
+    check(read_text(os.path.join(r.piddir, 'hog.hog')) is None,
+          '%s: malloc never failed (the kernel, not the allocator, stopped '
+          'it)' % label)
+
+
 # ---- ignore-term --------------------------------------------------------
 
 def ignore_term(tmp):
@@ -688,7 +721,8 @@ def main():
     with tempfile.TemporaryDirectory(prefix='maat-hostile2-') as tmp:
         for name, fn in (('partial', partial), ('storm', storm),
                          ('claim', second_claim), ('forker', forker),
-                         ('hog', hog), ('ignore-term', ignore_term),
+                         ('hog', hog), ('hog-cgroup', hog_cgroup),
+                         ('ignore-term', ignore_term),
                          ('spam', spam), ('other-game', other_game),
                          ('other-seat', other_seat)):
             if only and name not in only:

@@ -1,0 +1,368 @@
+/* cgroup.c -- one control group per bot (cgroup.h): find the referee's
+ * own memory cgroup, make a group below it with a memory limit, let a
+ * child join it, read what the kernel says about it, empty and remove it.
+ *
+ * Everything goes through the cgroup file system: no library, and no
+ * state outside the maat_cgroup a caller holds.
+ */
+#define _GNU_SOURCE
+#include "cgroup.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct maat_cgroup {
+    int v2;                /* the unified hierarchy, else v1's memory one */
+    int procs_fd;          /* its cgroup.procs, open for writing */
+    uint64_t oom_kills;    /* as last read: kept once the group is gone */
+    char path[PATH_MAX];
+};
+
+/* ---- small file helpers -------------------------------------------------- */
+
+/* The file's first `len - 1` bytes as a string; -1 if it cannot be read. */
+static int read_text(const char *path, char *buf, size_t len)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < len && (r = read(fd, buf + n, len - 1 - n)) != 0) {
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            close(fd);
+            return -1;
+        }
+        n += (size_t)r;
+    }
+    close(fd);
+    buf[n] = 0;
+    return 0;
+}
+
+/* Write `text` to DIR/NAME in one write (cgroup files take one value per
+ * write).  0, or the errno. */
+static int write_file(const char *dir, const char *name, const char *text)
+{
+    char path[PATH_MAX];
+    if (snprintf(path, sizeof path, "%s/%s", dir, name) >= (int)sizeof path)
+        return ENAMETOOLONG;
+    int fd = open(path, O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno;
+    size_t n = strlen(text);
+    int e = write(fd, text, n) == (ssize_t)n ? 0 : errno;
+    close(fd);
+    return e;
+}
+
+/* Is `word` one of the comma- or space-separated words of `list`? */
+static int has_word(const char *list, const char *word)
+{
+    size_t n = strlen(word);
+    for (const char *p = list; (p = strstr(p, word)); p += n)
+        if ((p == list || p[-1] == ',' || p[-1] == ' ') &&
+            (p[n] == 0 || p[n] == ',' || p[n] == ' ' || p[n] == '\n'))
+            return 1;
+    return 0;
+}
+
+/* The number after "KEY " on a line of the file; 0 if none. */
+static uint64_t read_key(const char *dir, const char *file, const char *key)
+{
+    char path[PATH_MAX], buf[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    if (read_text(path, buf, sizeof buf))
+        return 0;
+    size_t n = strlen(key);
+    for (char *line = buf; line && *line; line = strchr(line, '\n'),
+                                          line = line ? line + 1 : NULL)
+        if (!strncmp(line, key, n) && line[n] == ' ')
+            return strtoull(line + n + 1, NULL, 10);
+    return 0;
+}
+
+/* ---- where the referee's memory cgroup is -------------------------------- */
+
+/* The mount point of the cgroup file system holding the memory
+ * controller (v1: fstype "cgroup" with "memory" among its options; v2:
+ * "cgroup2"), its root within the hierarchy in `root`.  0 if found. */
+static int find_mount(int v2, char *mnt, size_t mlen, char *root, size_t rlen)
+{
+    FILE *f = fopen("/proc/self/mountinfo", "re");
+    if (!f)
+        return -1;
+    char line[4096];
+    int found = -1;
+    while (found && fgets(line, sizeof line, f)) {
+        /* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [TAGS...] - FSTYPE SRC SUPER */
+        char r[PATH_MAX], m[PATH_MAX], fstype[64], super[1024];
+        const char *dash = strstr(line, " - ");
+        if (!dash || sscanf(line, "%*s %*s %*s %4095s %4095s", r, m) != 2 ||
+            sscanf(dash + 3, "%63s %*s %1023s", fstype, super) != 2)
+            continue;
+        if (v2 ? strcmp(fstype, "cgroup2") != 0
+               : strcmp(fstype, "cgroup") != 0 || !has_word(super, "memory"))
+            continue;
+        snprintf(mnt, mlen, "%s", m);
+        snprintf(root, rlen, "%s", r);
+        found = 0;
+    }
+    fclose(f);
+    return found;
+}
+
+/* The referee's memory cgroup directory into `dir`, *v2 set; 0 if found,
+ * else -1 and `why` says what is missing. */
+static int own_cgroup(char *dir, size_t len, int *v2, char *why, size_t wlen)
+{
+    FILE *f = fopen("/proc/self/cgroup", "re");
+    if (!f) {
+        snprintf(why, wlen, "cannot read /proc/self/cgroup: %s",
+                 strerror(errno));
+        return -1;
+    }
+    char line[4096], v1path[PATH_MAX] = "", unified[PATH_MAX] = "";
+    int have_v1 = 0, have_v2 = 0;
+    while (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = 0;
+        char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        if (!c2)
+            continue;
+        *c2 = 0;
+        if (!strcmp(line, "0") && c1[1] == 0) {
+            snprintf(unified, sizeof unified, "%s", c2 + 1);
+            have_v2 = 1;
+        } else if (has_word(c1 + 1, "memory")) {
+            snprintf(v1path, sizeof v1path, "%s", c2 + 1);
+            have_v1 = 1;
+        }
+    }
+    fclose(f);
+    *v2 = !have_v1;
+    if (!have_v1 && !have_v2) {
+        snprintf(why, wlen, "the kernel has no cgroups for this process");
+        return -1;
+    }
+    char mnt[PATH_MAX], root[PATH_MAX];
+    if (find_mount(*v2, mnt, sizeof mnt, root, sizeof root)) {
+        snprintf(why, wlen, "no %s file system is mounted",
+                 *v2 ? "cgroup2" : "cgroup (v1) memory");
+        return -1;
+    }
+    /* The path /proc gives is within the hierarchy; the mount may show
+     * only a part of it (a container's own cgroup as its root). */
+    const char *rel = *v2 ? unified : v1path;
+    size_t rn = strlen(root);
+    if (strcmp(root, "/") && !strncmp(rel, root, rn) &&
+        (rel[rn] == '/' || rel[rn] == 0))
+        rel += rn;
+    if (snprintf(dir, len, "%s%s", mnt, strcmp(rel, "/") ? rel : "") >=
+        (int)len) {
+        snprintf(why, wlen, "its path is too long");
+        return -1;
+    }
+    if (*v2) {
+        char path[PATH_MAX + 32], ctl[1024];
+        snprintf(path, sizeof path, "%s/cgroup.controllers", dir);
+        if (read_text(path, ctl, sizeof ctl) || !has_word(ctl, "memory")) {
+            snprintf(why, wlen, "the memory controller is not available in "
+                     "%s (cgroup.controllers)", dir);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* v2: children get a controller only from a cgroup whose subtree_control
+ * names it, and that is refused while processes are in it.  If only the
+ * referee is, it moves into a leaf of its own first. */
+static int enable_memory(const char *dir, char *why, size_t wlen)
+{
+    char path[PATH_MAX + 32], text[1024];
+    snprintf(path, sizeof path, "%s/cgroup.subtree_control", dir);
+    if (!read_text(path, text, sizeof text) && has_word(text, "memory"))
+        return 0;
+    int e = write_file(dir, "cgroup.subtree_control", "+memory");
+    if (e == EBUSY) {
+        /* processes in dir: are they only us? */
+        snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+        char procs[4096], self[32];
+        snprintf(self, sizeof self, "%d\n", (int)getpid());
+        if (!read_text(path, procs, sizeof procs) && !strcmp(procs, self)) {
+            char leaf[PATH_MAX + 32];
+            snprintf(leaf, sizeof leaf, "%s/maat-%d-referee", dir,
+                     (int)getpid());
+            if ((mkdir(leaf, 0755) == 0 || errno == EEXIST) &&
+                write_file(leaf, "cgroup.procs", "0") == 0)
+                e = write_file(dir, "cgroup.subtree_control", "+memory");
+        }
+    }
+    if (e) {
+        snprintf(why, wlen, "cannot enable the memory controller for the "
+                 "children of %s: %s%s", dir, strerror(e), e == EBUSY ?
+                 " (other processes are in it: run the referee in a cgroup "
+                 "of its own, e.g. systemd-run --scope -p Delegate=yes)" : "");
+        return -1;
+    }
+    return 0;
+}
+
+/* ---- the group ----------------------------------------------------------- */
+
+/* Make DIR/maat-<pid>-<n> for the first n free. */
+static int make_dir(const char *dir, char *out, size_t len)
+{
+    for (int n = 0; n < 100000; n++) {
+        if (snprintf(out, len, "%s/maat-%d-%d", dir, (int)getpid(), n) >=
+            (int)len)
+            return ENAMETOOLONG;
+        if (mkdir(out, 0755) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return errno;
+    }
+    return EEXIST;
+}
+
+/* The limit, and swap not beyond it: memsw (v1, when the kernel counts
+ * swap) is memory + swap, so it gets the same number; v2 counts swap
+ * apart and gets none.  Without swap accounting a group could still
+ * push pages to swap: swappiness 0 asks the kernel not to. */
+static int set_limit(const maat_cgroup *g, uint64_t bytes, char *why,
+                     size_t wlen)
+{
+    char num[32];
+    snprintf(num, sizeof num, "%llu", (unsigned long long)bytes);
+    const char *file = g->v2 ? "memory.max" : "memory.limit_in_bytes";
+    int e = write_file(g->path, file, num);
+    if (e) {
+        snprintf(why, wlen, "cannot write %s/%s: %s", g->path, file,
+                 strerror(e));
+        return -1;
+    }
+    if (g->v2) {
+        (void)write_file(g->path, "memory.swap.max", "0");
+    } else {
+        (void)write_file(g->path, "memory.memsw.limit_in_bytes", num);
+        (void)write_file(g->path, "memory.swappiness", "0");
+    }
+    return 0;
+}
+
+maat_cgroup *maat_cgroup_new(uint64_t memory_bytes, maat_error *err)
+{
+    char dir[PATH_MAX], why[PATH_MAX + 256];
+    maat_cgroup *g = calloc(1, sizeof *g);
+    if (!g) {
+        maat_error_set(err, MAAT_ENOMEM, "out of memory");
+        return NULL;
+    }
+    g->procs_fd = -1;
+    if (own_cgroup(dir, sizeof dir, &g->v2, why, sizeof why) ||
+        (g->v2 && enable_memory(dir, why, sizeof why)))
+        goto fail;
+    int e = make_dir(dir, g->path, sizeof g->path);
+    if (e) {
+        snprintf(why, sizeof why, "cannot make a cgroup in %s: %s%s", dir,
+                 strerror(e), e == EACCES || e == EPERM || e == EROFS ?
+                 " (needs root, or a cgroup delegated to this user)" : "");
+        g->path[0] = 0;
+        goto fail;
+    }
+    if (set_limit(g, memory_bytes, why, sizeof why))
+        goto fail;
+    char procs[PATH_MAX + 16];
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", g->path);
+    g->procs_fd = open(procs, O_WRONLY | O_CLOEXEC);
+    if (g->procs_fd < 0) {
+        snprintf(why, sizeof why, "cannot open %s: %s", procs,
+                 strerror(errno));
+        goto fail;
+    }
+    return g;
+fail:
+    maat_error_set(err, MAAT_EHOST, "no memory cgroup for a bot: %s", why);
+    maat_cgroup_destroy(&g);
+    return NULL;
+}
+
+int maat_cgroup_join(const maat_cgroup *g)
+{
+    /* "0" is the writing process (its whole thread group) */
+    return write(g->procs_fd, "0", 1) == 1 ? 0 : errno;
+}
+
+const char *maat_cgroup_path(const maat_cgroup *g)
+{
+    return g->path;
+}
+
+uint64_t maat_cgroup_oom_kills(const maat_cgroup *g)
+{
+    /* v1 says it in memory.oom_control, v2 in memory.events */
+    uint64_t n = read_key(g->path, g->v2 ? "memory.events"
+                                         : "memory.oom_control", "oom_kill");
+    return n > g->oom_kills ? n : g->oom_kills;
+}
+
+uint64_t maat_cgroup_memory_peak(const maat_cgroup *g)
+{
+    char path[PATH_MAX + 32], num[64];
+    snprintf(path, sizeof path, "%s/%s", g->path,
+             g->v2 ? "memory.peak" : "memory.max_usage_in_bytes");
+    return read_text(path, num, sizeof num) ? 0 : strtoull(num, NULL, 10);
+}
+
+int maat_cgroup_kill(maat_cgroup *g)
+{
+    char path[PATH_MAX + 32], list[16384];
+    snprintf(path, sizeof path, "%s/cgroup.procs", g->path);
+    int killed = 0;
+    struct timespec step = {0, 1000000}; /* 1 ms between looks */
+    for (int round = 0; round < 1000; round++) {
+        if (read_text(path, list, sizeof list) || !list[0])
+            break;
+        for (char *p = list; *p;) {
+            char *end;
+            long pid = strtol(p, &end, 10);
+            if (end == p)
+                break;
+            if (pid > 1 && pid != getpid() && kill((pid_t)pid, SIGKILL) == 0)
+                killed += round == 0;
+            p = end + (*end != 0);
+        }
+        nanosleep(&step, NULL); /* the kernel removes them as they die */
+    }
+    return killed;
+}
+
+void maat_cgroup_destroy(maat_cgroup **gp)
+{
+    if (!gp || !*gp)
+        return;
+    maat_cgroup *g = *gp;
+    if (g->path[0]) {
+        g->oom_kills = maat_cgroup_oom_kills(g);
+        if (g->procs_fd >= 0)
+            maat_cgroup_kill(g);
+        /* a group whose last process just died may still be busy a moment */
+        struct timespec step = {0, 1000000};
+        for (int i = 0; i < 200 && rmdir(g->path) != 0 && errno == EBUSY; i++)
+            nanosleep(&step, NULL);
+    }
+    if (g->procs_fd >= 0)
+        close(g->procs_fd);
+    free(g);
+    *gp = NULL;
+}

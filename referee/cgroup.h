@@ -1,0 +1,66 @@
+/* cgroup.h -- one control group per bot: all its processes bounded together.
+ *
+ * The per-process limits (proc.h) leave a bot as a whole unbounded: each
+ * of up to --limit-nproc processes may use --limit-as, a memfd or a tmpfs
+ * it writes belongs to no process, and RLIMIT_NPROC does nothing for
+ * root.  The kernel's memory controller counts every page a process of
+ * the group uses -- heap, stacks, page tables, the tmpfs and memfd pages
+ * it wrote -- against one limit, and past it reclaims or kills a process
+ * *of that group*, never another bot's or the referee's.  It counts
+ * memory used, not address space reserved, so it also suits runtimes that
+ * reserve terabytes (sanitizers, Go, the JVM) where --limit-as must be 0.
+ *
+ * A bot's group is made below the referee's own memory cgroup, as
+ * maat-<referee pid>-<n>: on cgroup v1 in the memory hierarchy, on v2
+ * in the unified one with the memory controller enabled for the
+ * referee's cgroup's children (if that cgroup holds only the referee, the
+ * referee first moves itself into a leaf of its own, maat-<pid>-referee,
+ * since v2 lets a cgroup with processes in it give no controller to its
+ * children).  Making one needs write access there: root on v1, a cgroup
+ * delegated to the user on v2 (systemd-run --user --scope -p Delegate=yes).
+ *
+ * Ownership: maat_cgroup_new returns a group the caller owns.  The bot's
+ * first process joins it between fork and exec (maat_cgroup_join, which
+ * is async-signal-safe) and its descendants are born in it.
+ * maat_cgroup_destroy(&g) kills whatever is still in it, removes it,
+ * frees, and sets g to NULL.  Not thread-safe.
+ */
+#ifndef MAAT_CGROUP_H
+#define MAAT_CGROUP_H
+
+#include <stdint.h>
+
+#include "maat/error.h"
+
+typedef struct maat_cgroup maat_cgroup;
+
+/* A new group whose processes may use `memory_bytes` (> 0) in all,
+ * swap not extending it where the kernel lets us say so.  NULL and
+ * `err` when it cannot be made: MAAT_EHOST with the path and the
+ * reason (no memory controller, no permission, processes in the way). */
+maat_cgroup *maat_cgroup_new(uint64_t memory_bytes, maat_error *err);
+
+/* Put the calling process in the group.  Only system calls: for the
+ * child between fork and exec.  0, or the errno of the failed write. */
+int maat_cgroup_join(const maat_cgroup *g);
+
+/* The group's directory, e.g. /sys/fs/cgroup/memory/.../maat-41-0. */
+const char *maat_cgroup_path(const maat_cgroup *g);
+
+/* How many processes of the group the kernel killed for reaching the
+ * limit (0 where the kernel does not say: v1 before Linux 4.13). */
+uint64_t maat_cgroup_oom_kills(const maat_cgroup *g);
+
+/* The most memory the group used at once, in bytes (0 where unknown). */
+uint64_t maat_cgroup_memory_peak(const maat_cgroup *g);
+
+/* SIGKILL every process in the group, until it is empty or ~1 s passed
+ * (a process may fork while we read the list).  How many were in it at
+ * the first look (0: it was empty). */
+int maat_cgroup_kill(maat_cgroup *g);
+
+/* Kill what is left, remove the directory (left behind, empty, if the
+ * kernel still holds it), free, set *g to NULL.  NULL-safe. */
+void maat_cgroup_destroy(maat_cgroup **g);
+
+#endif

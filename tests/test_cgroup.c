@@ -1,0 +1,256 @@
+/* test_cgroup.c -- referee/cgroup.c and its use by proc.c (--limit-mem):
+ * a bot's processes bounded together, memory in no process (a memfd)
+ * counted, the kernel's kills reported, a process that left the bot's
+ * process group killed with the rest, the group removed afterwards.
+ *
+ * Needs a memory cgroup the test may write (root on cgroup v1, a
+ * delegated one on v2): skipped (77) where there is none, saying why.
+ * Every wait is on a condition (the output pipe, a pidfd, a blocking
+ * waitpid under an alarm); deadlines only guard against hangs.  The
+ * programs allocate at most 40 MiB at a time each, under a 64 MiB limit.
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cgroup.h"
+#include "check.h"
+#include "proc.h"
+
+enum { DEADLINE_MS = 60000 };
+#define LIMIT (64ull << 20)
+
+static int64_t now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static char logbuf[8192];
+
+/* The bot's output so far (drained), in logbuf. */
+static const char *output(maat_proc *p, const char *log)
+{
+    maat_proc_drain(p);
+    logbuf[0] = 0;
+    FILE *f = fopen(log, "r");
+    if (f) {
+        size_t n = fread(logbuf, 1, sizeof logbuf - 1, f);
+        logbuf[n] = 0;
+        fclose(f);
+    }
+    return logbuf;
+}
+
+/* Drain to end of output, then wait for the main process (pidfd). */
+static int run_to_exit(maat_proc *p)
+{
+    int64_t deadline = now_ms() + DEADLINE_MS;
+    while (maat_proc_output_fd(p) >= 0 && now_ms() < deadline) {
+        struct pollfd pfd = {.fd = maat_proc_output_fd(p), .events = POLLIN};
+        (void)poll(&pfd, 1, 1000);
+        maat_proc_drain(p);
+    }
+    int status = -1, pidfd = (int)syscall(SYS_pidfd_open, maat_proc_pid(p), 0);
+    while (!maat_proc_exited(p, &status) && now_ms() < deadline) {
+        struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+        (void)poll(&pfd, 1, 1000);
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    return status;
+}
+
+static maat_proc *spawn(const char *cmd, const char *log)
+{
+    maat_proc_limits lim = {.memory = LIMIT};
+    maat_error err = {0};
+    maat_proc *p = maat_proc_spawn(cmd, NULL, log, NULL, &lim, &err);
+    CHECK(p != NULL, "spawn '%s' under --limit-mem failed: %s", cmd, err.msg);
+    return p;
+}
+
+/* The group itself: its directory, the limit written, gone after destroy. */
+static void test_group(maat_cgroup *g)
+{
+    struct stat st;
+    const char *path = maat_cgroup_path(g);
+    CHECK(stat(path, &st) == 0 && S_ISDIR(st.st_mode), "%s: not made", path);
+    CHECK(strstr(path, "/maat-") != NULL, "%s: not named maat-PID-N", path);
+    char file[4200], num[64] = "";
+    int found = 0;
+    for (int v2 = 0; v2 < 2 && !found; v2++) {
+        snprintf(file, sizeof file, "%s/%s", path,
+                 v2 ? "memory.max" : "memory.limit_in_bytes");
+        FILE *f = fopen(file, "r");
+        if (f) {
+            found = fgets(num, sizeof num, f) != NULL;
+            fclose(f);
+        }
+    }
+    CHECK(found && strtoull(num, NULL, 10) == LIMIT,
+          "%s: limit %s, want %llu", path, num, LIMIT);
+    CHECK(maat_cgroup_oom_kills(g) == 0, "a new group had kills");
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", path);
+    maat_cgroup_destroy(&g);
+    CHECK(g == NULL, "destroy did not clear the pointer");
+    CHECK(stat(copy, &st) != 0 && errno == ENOENT, "%s: not removed", copy);
+}
+
+/* Four processes of 40 MiB each under 64 MiB: per process they are under
+ * any --limit-as that lets one run, together they are not.  Each child
+ * holds its memory until the parent, having taken its own, closes a pipe
+ * (or dies, which closes it too), so two or more hold memory at once and
+ * the kernel must kill one; the group never used more than the limit. */
+static void test_processes_together(void)
+{
+    const char *log = "/tmp/maat-test-cgroup-procs.log";
+    maat_proc *p = spawn(
+        "/usr/bin/python3 -c '\n"
+        "import os\n"
+        "r, w = os.pipe()\n"
+        "for i in range(3):\n"
+        "    if os.fork() == 0:\n"
+        "        os.close(w)\n"
+        "        b = b\"x\" * (40 << 20)\n"
+        "        os.read(r, 1)\n"
+        "        os._exit(0)\n"
+        "b = b\"x\" * (40 << 20)\n"
+        "os.close(w)\n"
+        "for i in range(3):\n"
+        "    os.wait()\n"
+        "print(\"all done\")\n'",
+        log);
+    if (!p)
+        return;
+    int st = run_to_exit(p);
+    uint64_t kills = maat_proc_oom_kills(p), peak = maat_proc_memory_peak(p);
+    CHECK(kills >= 1, "160 MiB in four processes under 64 MiB: no kill "
+          "(status 0x%x, output '%s')", st, output(p, log));
+    CHECK(peak > (40ull << 20) && peak <= LIMIT, "peak %llu bytes: want "
+          "above one process's 40 MiB and at most the limit",
+          (unsigned long long)peak);
+    maat_proc_destroy(&p);
+    unlink(log);
+}
+
+/* A memfd is memory no process limit counts: the group does.  Writing
+ * 200 MiB into one under 64 MiB gets the writer killed. */
+static void test_memfd(void)
+{
+    const char *log = "/tmp/maat-test-cgroup-memfd.log";
+    maat_proc *p = spawn(
+        "/usr/bin/python3 -c '\n"
+        "import os\n"
+        "fd = os.memfd_create(\"x\")\n"
+        "for i in range(200):\n"
+        "    os.write(fd, b\"x\" * (1 << 20))\n"
+        "print(\"wrote 200 MiB\")\n'",
+        log);
+    if (!p)
+        return;
+    int st = run_to_exit(p);
+    CHECK(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+          "200 MiB memfd under 64 MiB: status 0x%x, output '%s'", st,
+          output(p, log));
+    CHECK(maat_proc_oom_kills(p) == 1, "kills %llu, want 1",
+          (unsigned long long)maat_proc_oom_kills(p));
+    maat_proc_destroy(&p);
+    /* within the limit, the same works */
+    p = spawn("/usr/bin/python3 -c '\n"
+              "import os\n"
+              "fd = os.memfd_create(\"x\")\n"
+              "for i in range(16):\n"
+              "    os.write(fd, b\"x\" * (1 << 20))\n"
+              "print(\"wrote 16 MiB\")\n'",
+              log);
+    if (!p)
+        return;
+    st = run_to_exit(p);
+    CHECK(st == 0 && strstr(output(p, log), "wrote 16 MiB"),
+          "16 MiB memfd under 64 MiB: status 0x%x, output '%s'", st, logbuf);
+    CHECK(maat_proc_oom_kills(p) == 0, "kills %llu in a bot within its limit",
+          (unsigned long long)maat_proc_oom_kills(p));
+    maat_proc_destroy(&p);
+    unlink(log);
+}
+
+static volatile sig_atomic_t alarmed;
+static void on_alarm(int sig)
+{
+    (void)sig;
+    alarmed = 1;
+}
+
+/* A process that left the bot's process group (setsid) escapes the group
+ * kill, not the cgroup: stopping the bot kills it.  The test is a child
+ * subreaper, so the orphan comes back to it and its end can be waited for
+ * (an alarm turns a survivor into a failure, not a hang). */
+static void test_leftover(void)
+{
+    const char *log = "/tmp/maat-test-cgroup-left.log";
+    maat_proc *p = spawn("setsid sleep 1000 >/dev/null 2>&1 & echo \"bg=$!\"", log);
+    if (!p)
+        return;
+    int st = run_to_exit(p);
+    const char *out = output(p, log), *bg = strstr(out, "bg=");
+    pid_t pid = bg ? (pid_t)atoi(bg + 3) : 0;
+    CHECK(st == 0 && pid > 1, "status 0x%x, output '%s'", st, out);
+    if (pid <= 1) {
+        maat_proc_destroy(&p);
+        return;
+    }
+    CHECK(getsid(pid) == pid, "the sleep did not make its own session");
+    maat_proc_destroy(&p); /* the group kill misses it; the cgroup does not */
+    struct sigaction sa = {.sa_handler = on_alarm};
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGALRM, &sa, NULL);
+    alarm(DEADLINE_MS / 1000);
+    int wst = -1;
+    pid_t r;
+    while ((r = waitpid(pid, &wst, 0)) < 0 && errno == EINTR && !alarmed)
+        ;
+    alarm(0);
+    CHECK(r == pid && WIFSIGNALED(wst) && WTERMSIG(wst) == SIGKILL,
+          "the process that left the group was not killed (waitpid %d, "
+          "status 0x%x)", (int)r, wst);
+    if (r != pid)
+        kill(pid, SIGKILL);
+    unlink(log);
+}
+
+int main(void)
+{
+    maat_error err = {0};
+    maat_cgroup *g = maat_cgroup_new(LIMIT, &err);
+    if (!g) {
+        printf("skip: %s\n", err.msg);
+        return 77;
+    }
+    if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
+        printf("skip: cannot be a child subreaper\n");
+        maat_cgroup_destroy(&g);
+        return 77;
+    }
+    test_group(g);
+    test_processes_together();
+    test_memfd();
+    test_leftover();
+    return check_done("test_cgroup");
+}
