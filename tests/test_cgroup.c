@@ -42,6 +42,17 @@ static int64_t now_ms(void)
 }
 
 static char logbuf[8192];
+static char tmpdir[] = "/tmp/maat-test-cgroup-XXXXXX";
+
+/* DIR/name in the test's own directory (one of four buffers in turn). */
+static const char *tmp_path(const char *name)
+{
+    static char buf[4][128];
+    static int next;
+    char *b = buf[next++ % 4];
+    snprintf(b, sizeof buf[0], "%s/%s", tmpdir, name);
+    return b;
+}
 
 /* The bot's output so far (drained), in logbuf. */
 static const char *output(maat_proc *p, const char *log)
@@ -120,7 +131,7 @@ static void test_group(maat_cgroup *g)
  * the kernel must kill one; the group never used more than the limit. */
 static void test_processes_together(void)
 {
-    const char *log = "/tmp/maat-test-cgroup-procs.log";
+    const char *log = tmp_path("procs.log");
     maat_proc *p = spawn(
         "/usr/bin/python3 -c '\n"
         "import os\n"
@@ -154,7 +165,7 @@ static void test_processes_together(void)
  * 200 MiB into one under 64 MiB gets the writer killed. */
 static void test_memfd(void)
 {
-    const char *log = "/tmp/maat-test-cgroup-memfd.log";
+    const char *log = tmp_path("memfd.log");
     maat_proc *p = spawn(
         "/usr/bin/python3 -c '\n"
         "import os\n"
@@ -204,23 +215,42 @@ static void on_alarm(int sig)
  * (an alarm turns a survivor into a failure, not a hang). */
 static void test_leftover(void)
 {
-    const char *log = "/tmp/maat-test-cgroup-left.log";
-    maat_proc *p = spawn("setsid sleep 1000 >/dev/null 2>&1 & echo \"bg=$!\"", log);
-    if (!p)
-        return;
-    int st = run_to_exit(p);
-    const char *out = output(p, log), *bg = strstr(out, "bg=");
-    pid_t pid = bg ? (pid_t)atoi(bg + 3) : 0;
-    CHECK(st == 0 && pid > 1, "status 0x%x, output '%s'", st, out);
-    if (pid <= 1) {
-        maat_proc_destroy(&p);
+    /* The escaped process says its pid through a FIFO once it has its own
+     * session, so the test knows it left the group before stopping the bot
+     * (the open blocks until then; the alarm guards it). */
+    const char *fifo = tmp_path("left.fifo");
+    unlink(fifo);
+    if (mkfifo(fifo, 0600) != 0) {
+        CHECK(0, "mkfifo %s: %s", fifo, strerror(errno));
         return;
     }
-    CHECK(getsid(pid) == pid, "the sleep did not make its own session");
-    maat_proc_destroy(&p); /* the group kill misses it; the cgroup does not */
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "setsid sh -c 'echo $$ > %s; exec sleep 1000' "
+             ">/dev/null 2>&1 & sleep 1000", fifo);
+    maat_proc *p = spawn(cmd, NULL);
+    if (!p) {
+        unlink(fifo);
+        return;
+    }
     struct sigaction sa = {.sa_handler = on_alarm};
     sigemptyset(&sa.sa_mask);
     sigaction(SIGALRM, &sa, NULL);
+    alarm(DEADLINE_MS / 1000);
+    char buf[32] = "";
+    FILE *f = fopen(fifo, "r");
+    if (f) {
+        if (!fgets(buf, sizeof buf, f))
+            buf[0] = 0;
+        fclose(f);
+    }
+    alarm(0);
+    unlink(fifo);
+    pid_t pid = (pid_t)atoi(buf);
+    CHECK(pid > 1 && getsid(pid) == pid, "no process with a session of its "
+          "own reported its pid ('%s')", buf);
+    maat_proc_destroy(&p); /* the group kill misses it; the cgroup does not */
+    if (pid <= 1)
+        return;
     alarm(DEADLINE_MS / 1000);
     int wst = -1;
     pid_t r;
@@ -232,7 +262,6 @@ static void test_leftover(void)
           "status 0x%x)", (int)r, wst);
     if (r != pid)
         kill(pid, SIGKILL);
-    unlink(log);
 }
 
 int main(void)
@@ -248,9 +277,15 @@ int main(void)
         maat_cgroup_destroy(&g);
         return 77;
     }
+    if (!mkdtemp(tmpdir)) {
+        perror("mkdtemp");
+        maat_cgroup_destroy(&g);
+        return 1;
+    }
     test_group(g);
     test_processes_together();
     test_memfd();
     test_leftover();
+    rmdir(tmpdir);
     return check_done("test_cgroup");
 }
