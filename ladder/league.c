@@ -903,8 +903,9 @@ static char **match_argv(league *L, const lineup *u, const char *id,
 {
     char tokens[MAAT_MAX_SEATS][300];
     char record[4400], logs[4200];
-    char key[4200], state[4200], entries[4200], site[4200];
-    const char *extra[10 + MAAT_MAX_REFEREE_ARGS];
+    char key[4200], state[4200], entries[4200], site[4200], files[4200];
+    char own[MAAT_MAX_SEATS][4600];
+    const char *extra[12 + 2 * MAAT_MAX_SEATS + MAAT_MAX_REFEREE_ARGS];
     int n = 0;
     const char *base = L->c.queue ? L->abs : L->dir;
     snprintf(record, sizeof record, "%s/records/%s.json", base, id);
@@ -926,6 +927,29 @@ static char **match_argv(league *L, const lineup *u, const char *id,
     /* entrants share the machine, not their code: the directories each
      * entry's command names are hidden from the others' bots */
     extra[n++] = "--private-dirs";
+    /* DIR/files/NAME/: entry NAME's files, seen by its bot alone; every
+     * other entry's -- playing or not -- hidden with DIR/files */
+    snprintf(files, sizeof files, "%s/files", base);
+    struct stat st;
+    if (stat(files, &st) == 0 && S_ISDIR(st.st_mode)) {
+        extra[n++] = "--hide";
+        extra[n++] = files;
+        for (int k = 0; k < u->seats; k++) {
+            const char *dot = strrchr(u->name[k], '.');
+            char dir[4300];
+            int len = (int)(dot ? dot - u->name[k] : 0);
+            if (!u->ver[k] || !u->ver[k]->command || !dot)
+                continue;
+            if (len > 63)
+                continue; /* entry names are at most 40 characters */
+            snprintf(dir, sizeof dir, "%s/%.*s", files, len, u->name[k]);
+            if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+                continue;
+            snprintf(own[k], sizeof own[k], "%s=%s", u->name[k], dir);
+            extra[n++] = "--private";
+            extra[n++] = own[k];
+        }
+    }
     maat_referee_cmd c = {
         .referee = L->c.referee, .game = L->c.game, .seed_file = key,
         .seed_label = id, .duplicate = L->c.duplicate, .match_id = id,

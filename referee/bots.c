@@ -163,8 +163,27 @@ static int start_bots(match *m, int game, maat_error *err)
                 if (j != i && c->bots[j].command)
                     others[k++] = c->bots[j].command;
             others[k] = NULL;
+            /* --private: its own directories and the others' */
+            const char *own[MAAT_MAX_PRIVATE + 1], *not_own[MAAT_MAX_PRIVATE + 1];
+            int n_own = 0, n_not = 0;
+            for (int j = 0; j < c->n_private; j++) {
+                const char *d = m->private_buf[j];
+                if (!d[0]) /* could not be named: checked at start */
+                    continue;
+                if (!strcmp(c->private_owner[j], b->spec->name)) {
+                    own[n_own++] = d;
+                    continue;
+                }
+                if (maat_sandbox_needs(d, b->spec->command))
+                    return maat_error_set(err, MAAT_EINVAL, "bot %s: its "
+                                          "command names %s, which --private "
+                                          "gives to %s only", b->spec->name,
+                                          d, c->private_owner[j]);
+                not_own[n_not++] = d;
+            }
+            own[n_own] = not_own[n_not] = NULL;
             maat_sandbox sb = {sock, (const char *const *)m->hide,
-                               c->sandbox_tmp_mb << 20, others};
+                               c->sandbox_tmp_mb << 20, others, own, not_own};
             if (maat_sandbox_command(&sb, b->spec->command, boxed,
                                      sizeof boxed, &unhidden))
                 return maat_error_set(err, MAAT_EINVAL, "bot %s: its command "
@@ -510,6 +529,9 @@ void match_sandbox_hides(match *m)
         hide_add(m, from, &n, c->seed_file, 0, "--seed-file");
     for (int i = 0; i < c->n_hide && n < MATCH_HIDES; i++)
         hide_add(m, from, &n, c->hide[i], 0, "--hide");
+    for (int i = 0; i < c->n_private; i++)
+        absolute(c->private_dir[i], 0, m->private_buf[i],
+                 sizeof m->private_buf[i]);
     int k = 0;
     for (int i = 0; i < n; i++)
         if (m->hide_buf[i][0]) {

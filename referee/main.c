@@ -101,6 +101,10 @@ static void usage(FILE *f)
 "  --private-dirs         hide from each sandboxed bot the directories the\n"
 "                         other bots' commands name below the working\n"
 "                         directory (entrants' programs and weights)\n"
+"  --private NAME=DIR     directory DIR is seen by bot NAME's sandbox only\n"
+"                         (even inside a --hide directory); the other bots\n"
+"                         find it empty, and one whose command names it is\n"
+"                         refused\n"
 "  --bot-env SPEC         what else of this environment bots get: NAME,\n"
 "                         NAME=VALUE, PREFIX* or * (all). A sandboxed bot\n"
 "                         gets only PATH, HOME, the locale, runtimes' paths,\n"
@@ -143,7 +147,7 @@ static const char *const valued[] = {
     "--bank", "--increment", "--grace", "--hello-time", "--on-timeout",
     "--on-illegal", "--on-malformed", "--on-crash", "--on-no-hello",
     "--log-dir", "--log-cap", "--limit-as", "--limit-mem", "--limit-cpu", "--limit-nproc",
-    "--limit-nofile", "--limit-tmp", "--hide", "--bot-env", "--ladder", "--record", "--match-id", "--verify",
+    "--limit-nofile", "--limit-tmp", "--hide", "--private", "--bot-env", "--ladder", "--record", "--match-id", "--verify",
     "--config", NULL};
 
 /* SANDBOX_CHECKED: on, bubblewrap known to work (--sandbox-checked) */
@@ -505,6 +509,20 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
             if (c->n_hide == MAAT_MAX_HIDE)
                 return bad("--hide %s: at most 8 paths%s", v, "");
             c->hide[c->n_hide++] = v;
+        } else if (!strcmp(a, "--private")) {
+            if (c->n_private == MAAT_MAX_PRIVATE)
+                return bad("--private %s: at most 16%s", v, "");
+            char name[64];
+            const char *dir;
+            rc = split_named(a, v, name, sizeof name, &dir);
+            if (rc)
+                return rc;
+            if (k->n_owned >= MAX_CONFIG_ARGS * 2)
+                return bad("--private %s: too many options%s", v, "");
+            char *owner = strdup(name);
+            k->owned[k->n_owned++] = owner;
+            c->private_owner[c->n_private] = owner;
+            c->private_dir[c->n_private++] = dir;
         } else if (!strcmp(a, "--bot-env")) {
             maat_error e = {0};
             if (maat_botenv_check(v, &e))
@@ -677,6 +695,50 @@ static int choose_sandbox(cli *k)
     return 0;
 }
 
+/* --private NAME=DIR: DIR an existing directory, not holding the
+ * working directory (every bot's), its resolved path short enough for the
+ * sandbox's command; a NAME that plays no spawned bot hides DIR from
+ * every bot, which is likely a typo: said, unless --quiet. */
+static int check_private(const cli *k)
+{
+    const maat_match_config *c = &k->c;
+    char cwd[PATH_MAX];
+    if (c->n_private && !getcwd(cwd, sizeof cwd))
+        return bad("--private: cannot read the working directory%s%s", "",
+                   "");
+    for (int i = 0; i < c->n_private; i++) {
+        const char *dir = c->private_dir[i], *name = c->private_owner[i];
+        char real[PATH_MAX];
+        struct stat st;
+        if (!realpath(dir, real) || stat(real, &st) != 0) {
+            fprintf(stderr, "maat-referee: --private %s=%s: %s\n", name, dir,
+                    strerror(errno));
+            return 2;
+        }
+        size_t n = strlen(real);
+        if (!S_ISDIR(st.st_mode))
+            return bad("--private %s: not a directory%s", dir, "");
+        if (n >= 1000)
+            return bad("--private %s: its path is too long for the sandbox "
+                       "(1000 bytes at most)%s", dir, "");
+        if (!strncmp(real, cwd, n) && (cwd[n] == '/' || cwd[n] == 0 ||
+                                      n == 1))
+            return bad("--private %s: holds the working directory, which "
+                       "every bot needs: give each bot a directory below it "
+                       "(%s)", dir, cwd);
+        int plays = 0;
+        for (int b = 0; b < c->n_bots; b++)
+            plays |= c->bots[b].command && !strcmp(c->bots[b].name, name);
+        if (!plays && !c->quiet)
+            fprintf(stderr, "maat-referee: --private %s=%s: no spawned bot "
+                    "is called %s: no bot sees it\n", name, dir, name);
+    }
+    if (c->n_private && !c->sandbox && !c->quiet)
+        fprintf(stderr, "maat-referee: --private does nothing without the "
+                "sandbox: every bot can read every directory\n");
+    return 0;
+}
+
 /* --limit-mem needs a memory cgroup per bot: make (and remove) one now,
  * so that a machine without them is a usage error before any bot starts,
  * not every match failing as it spawns its first bot. */
@@ -744,6 +806,8 @@ int main(int argc, char **argv)
         rc = choose_sandbox(&k);
         if (!rc)
             rc = check_limit_mem(&k);
+        if (!rc)
+            rc = check_private(&k);
         if (rc)
             goto out;
         rc = settle_seed_and_bots(&k);

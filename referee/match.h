@@ -45,6 +45,7 @@ typedef struct maat_bot_spec {
 
 #define MAAT_MAX_HIDE 8
 #define MAAT_MAX_BOT_ENV 32 /* --bot-env specs */
+#define MAAT_MAX_PRIVATE 16 /* --private NAME=DIR */
 typedef struct maat_match_config {
     const maat_rules *rules;
     maat_options options; /* game options, e.g. deck */
@@ -83,6 +84,12 @@ typedef struct maat_match_config {
     /* hide from each sandboxed bot the directories the other seats'
      * commands name below the working directory (sandbox.h) */
     int private_dirs;
+    /* --private NAME=DIR: directory DIR is seen by bot NAME's sandbox only,
+     * even inside a hidden directory; every other sandboxed bot finds it
+     * empty, and one whose command names it is refused (sandbox.h) */
+    const char *private_owner[MAAT_MAX_PRIVATE];
+    const char *private_dir[MAAT_MAX_PRIVATE];
+    int n_private;
     /* --bot-env specs (botenv.h): what a sandboxed bot gets of the
      * referee's environment beyond the few it always does */
     const char *bot_env[MAAT_MAX_BOT_ENV];

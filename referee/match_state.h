@@ -146,6 +146,7 @@ typedef struct match {
     char hide_buf[MATCH_HIDES][1024];
     char *hide[MATCH_HIDES + 1];
     const char *hide_from[MATCH_HIDES + 1]; /* the option that named each */
+    char private_buf[MAAT_MAX_PRIVATE][1024]; /* --private's, resolved */
     int turn_disabled;  /* priorities cannot be restored here */
     /* addresses with no seat that sent something: counted, not believed */
     stranger strangers[MAX_STRANGERS];

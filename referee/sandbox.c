@@ -143,10 +143,22 @@ static const char *word_path(const char *w, int value)
     return p && strchr(p, '/') ? p : NULL;
 }
 
+/* Is `path` inside one of the bot's own private directories (--private),
+ * which the sandbox binds back after every hidden path? */
+static int in_own(const char *path, const char *const *own)
+{
+    for (int i = 0; own && own[i]; i++)
+        if (contains(own[i], path))
+            return 1;
+    return 0;
+}
+
 /* Would hiding directory `dir` hide what the bot needs: the working
  * directory, or a file its command names (its program, its script, a
- * --file=PATH)? */
-static int needed(const char *dir, const char *cwd, const char *cmd)
+ * --file=PATH) outside its own private directories (`own`, NULL or
+ * NULL-terminated: bound back whatever covers them)? */
+static int needed(const char *dir, const char *cwd, const char *cmd,
+                  const char *const *own)
 {
     if (contains(dir, cwd))
         return 1;
@@ -161,11 +173,12 @@ static int needed(const char *dir, const char *cwd, const char *cmd)
                 continue;
             snprintf(path, sizeof path, "%s%s%s", w[0] == '/' ? "" : cwd,
                      w[0] == '/' ? "" : "/", w);
-            if (contains(dir, path))
+            if (contains(dir, path) && !in_own(path, own))
                 return 1;
             /* as named, and resolved ("..", a link): the bot needs both */
             char real[PATH_MAX];
-            if (realpath(path, real) && contains(dir, real))
+            if (realpath(path, real) && contains(dir, real) &&
+                !in_own(real, own))
                 return 1;
         }
     }
@@ -202,13 +215,13 @@ static int bound_back(const char *path, const char *cwd, const char *cmd)
 
 /* Is hide[i] inside another entry that is a directory hidden whole? */
 static int inside_hidden(const char *const *hide, int i, const char *cwd,
-                         const char *cmd)
+                         const char *cmd, const char *const *own)
 {
     for (int j = 0; hide[j]; j++) {
         struct stat st;
         if (j == i || strcmp(hide[j], hide[i]) == 0 ||
             stat(hide[j], &st) != 0 || !S_ISDIR(st.st_mode) ||
-            needed(hide[j], cwd, cmd))
+            needed(hide[j], cwd, cmd, own))
             continue;
         if (contains(hide[j], hide[i]))
             return 1;
@@ -243,7 +256,8 @@ static int named_dir(const char *w, const char *cwd, char *dir)
  * those this command needs: entrants share a machine, not their code.
  * Each covered once. */
 static void hide_others(char *out, size_t len, const char *cwd,
-                        const char *cmd, const char *const *others)
+                        const char *cmd, const char *const *others,
+                        const char *const *own)
 {
     /* from the root, "below the working directory" would be the system
      * itself (/usr/bin of another seat's /usr/bin/python3): nothing */
@@ -257,7 +271,7 @@ static void hide_others(char *out, size_t len, const char *cwd,
             for (int value = 0; value < 2; value++) {
                 char dir[PATH_MAX], mount[PATH_MAX + 64] = " --tmpfs";
                 if (!named_dir(word_path(w, value), cwd, dir) ||
-                    needed(dir, cwd, cmd))
+                    needed(dir, cwd, cmd, own))
                     continue;
                 add_quoted(mount, sizeof mount, dir);
                 size_t n = strlen(mount);
@@ -269,6 +283,12 @@ static void hide_others(char *out, size_t len, const char *cwd,
             }
         }
     }
+}
+
+int maat_sandbox_needs(const char *dir, const char *cmd)
+{
+    char cwd[1024];
+    return getcwd(cwd, sizeof cwd) && needed(dir, cwd, cmd, NULL);
 }
 
 /* bwrap's path, looked up in PATH as the shell would, so that the
@@ -333,7 +353,7 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
      * D-Bus, systemd, a user's runtime directory), and a read-only mount
      * does not stop connect() -- a bot of a referee run as root could
      * have talked to Docker.  Kept when the bot runs from there. */
-    if (!needed("/run", cwd, cmd))
+    if (!needed("/run", cwd, cmd, NULL))
         add(out, len, "--size 4096 --tmpfs /run");
     /* The referee's directory stays reachable even when it is under /tmp,
      * read-only like the rest. */
@@ -370,12 +390,12 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
          * and shrink the bot's /tmp to 4 KiB. */
         if (contains("/tmp", h) && !bound_back(h, cwd, cmd))
             continue;
-        if (S_ISDIR(st.st_mode) && needed(h, cwd, cmd)) {
+        if (S_ISDIR(st.st_mode) && needed(h, cwd, cmd, sb->own)) {
             if (!*unhidden)
                 *unhidden = h;
             continue;
         }
-        if (inside_hidden(sb->hide, i, cwd, cmd))
+        if (inside_hidden(sb->hide, i, cwd, cmd, sb->own))
             continue; /* gone with a directory hidden whole */
         /* (a hidden directory is a 4 KiB tmpfs: it must not become free
          * host memory for the bot) */
@@ -383,7 +403,22 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
                                           : "--ro-bind /dev/null");
         add_quoted(out, len, h);
     }
-    hide_others(out, len, cwd, cmd, sb->others);
+    hide_others(out, len, cwd, cmd, sb->others, sb->own);
+    /* --private: the other seats' directories hidden (the caller refused
+     * the match if this bot needs one), then its own bound back, read-only,
+     * over whatever hid them (--hide of a directory that holds them all) */
+    for (int i = 0; sb->not_own && sb->not_own[i]; i++) {
+        const char *d = sb->not_own[i];
+        if (contains("/tmp", d) && !bound_back(d, cwd, cmd))
+            continue; /* not in its new /tmp anyway */
+        add(out, len, "--size 4096 --tmpfs");
+        add_quoted(out, len, d);
+    }
+    for (int i = 0; sb->own && sb->own[i]; i++) {
+        add(out, len, "--ro-bind");
+        add_quoted(out, len, sb->own[i]);
+        add_quoted(out, len, sb->own[i]);
+    }
     /* The seat's own socket file, and no other: the referee's directory
      * of sockets is covered where the bot would see it (outside /tmp:
      * $TMPDIR elsewhere; or under a path bound back), or it could

@@ -17,7 +17,18 @@ typedef struct maat_sandbox {
     /* the other seats' bot commands (NULL-terminated, or NULL): the
      * directories they name under the working directory are hidden */
     const char *const *others;
+    /* --private: the directories this bot owns, bound back read-only after
+     * every hidden path (so one may sit in a hidden directory), and those
+     * other bots own, hidden; absolute and resolved, NULL-terminated, or
+     * NULL.  A hidden path this bot's command names inside `own` does not
+     * count as needed. */
+    const char *const *own;
+    const char *const *not_own;
 } maat_sandbox;
+
+/* Would hiding directory `dir` (absolute, resolved) hide what `cmd` needs:
+ * the working directory, or a file or directory the command names? */
+int maat_sandbox_needs(const char *dir, const char *cmd);
 
 /* Does bubblewrap work here: can it make the namespaces the sandbox needs
  * (PID, network) and run a program in them?  Runs `bwrap ... true` once,
@@ -47,7 +58,9 @@ int maat_sandbox_filter_open(maat_error *err);
  * whether the match may be played so).  So is each directory below the
  * working directory that another seat's command names (a program's or a
  * file's directory, or a directory), unless this command needs it too:
- * no entrant reads another's program or weights.  bubblewrap waits for the start gate's byte
+ * no entrant reads another's program or weights.  Then each of
+ * `not_own` is hidden too, and each of `own` bound back read-only.
+ * bubblewrap waits for the start gate's byte
  * and reads the filter from descriptor MAAT_PROC_PASS_FD (proc.h): run
  * the command with maat_proc_spawn_gated and maat_sandbox_filter_open's
  * descriptor.  -1

@@ -530,6 +530,74 @@ exec "$MAAT_RANDOM_BOT"
 '''
 
 
+def private_option(tmp):
+    """--private NAME=DIR: DIR is seen by bot NAME alone, even inside a
+    hidden directory, whatever the other commands name; a command that
+    names another's directory is refused."""
+    d = os.path.join(tmp, 'owned')
+    files = os.path.join(d, 'files')
+    for who in ('alice', 'bob', 'carol'):
+        os.makedirs(os.path.join(files, who))
+        with open(os.path.join(files, who, 'weights.bin'), 'w') as f:
+            f.write('the %s weights\n' % who)
+        script_file(os.path.join(files, who), 'bot.sh', LOOKER)
+    look = ' '.join('files/%s/weights.bin' % w for w in ('alice', 'bob',
+                                                         'carol'))
+    env = sandboxed_env(MAAT_LOOK=look)
+    runs = [0]
+
+    def play(*args, a='files/alice/bot.sh', b='files/bob/bot.sh'):
+        runs[0] += 1
+        logs = os.path.join(d, 'logs%d' % runs[0])
+        p = subprocess.run([REFEREE, '--seed', '6', '--log-dir', logs,
+                            *args, '--bot', 'a=' + a, '--bot', 'b=' + b],
+                           cwd=d, env=env, capture_output=True, text=True,
+                           timeout=300)
+        seen = {}
+        for bot in ('a', 'b'):
+            v = values(log_of(logs, bot)) if os.path.isdir(logs) else {}
+            seen[bot] = sorted(w.split('/')[1] for w in v.get('SEES', []))
+        return p, seen
+
+    own = ['--hide', 'files', '--private', 'a=files/alice',
+           '--private', 'b=files/bob']
+    p, seen = play(*own)
+    check(p.returncode == 0 and seen == {'a': ['alice'], 'b': ['bob']},
+          '--hide files + --private per bot: each sees its own directory '
+          'only, not the other\'s nor one no bot owns', '%r %s' % (
+              seen, p.stderr[-300:]))
+    p, seen = play('--private', 'a=files/alice')
+    check(p.returncode == 0 and seen == {'a': ['alice', 'bob', 'carol'],
+                                         'b': ['bob', 'carol']},
+          '--private alone hides that directory from the other bots only',
+          '%r %s' % (seen, p.stderr[-300:]))
+    p, seen = play(*own, b='files/bob/bot.sh --book files/alice/weights.bin')
+    check(p.returncode == 2 and 'bot b' in p.stderr and
+          'files/alice' in p.stderr and 'to a only' in p.stderr,
+          'a command naming another bot\'s --private directory is refused '
+          '(exit 2), naming the bot, the directory and its owner', p.stderr)
+    p, seen = play('--private', 'nobody=files/carol')
+    check(p.returncode == 0 and 'no spawned bot is called nobody' in
+          p.stderr and 'carol' not in seen['a'] + seen['b'],
+          '--private for a name no bot has: said, and hidden from all',
+          '%r %s' % (seen, p.stderr[-300:]))
+    for arg, why in (('a=files/none', 'No such file'),
+                     ('a=files/alice/weights.bin', 'not a directory'),
+                     ('a=..', 'holds the working directory'),
+                     ('a', 'NAME=VALUE')):
+        p, seen = play('--private', arg)
+        check(p.returncode == 2 and why in p.stderr and not seen['a'],
+              '--private %s refused before any bot starts (exit 2): %s'
+              % (arg, why), p.stderr)
+    p = subprocess.run([REFEREE, '--seed', '6', '--no-sandbox', '--private',
+                        'a=files/alice', '--bot', 'a=files/alice/bot.sh',
+                        '--bot', 'b=files/bob/bot.sh'], cwd=d, env=env,
+                       capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0 and '--private does nothing without the '
+          'sandbox' in p.stderr, '--private without the sandbox: said',
+          p.stderr)
+
+
 def series_ladder(tmp):
     """A series (--games 2, the same bot processes) with a ladder file that
     does not exist yet: game 0's line (its seed is the series' seed, from
@@ -692,6 +760,7 @@ def main():
         cannot_hide(tmp)
         bot_environment(tmp)
         private_dirs(tmp)
+        private_option(tmp)
         series_ladder(tmp)
         host_sockets(tmp)
         sigkill(tmp)

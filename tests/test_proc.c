@@ -753,7 +753,7 @@ static void test_quoted_words(void)
  * command still gets `/bin/sh -c 'exec CMD'` inside. */
 static void test_sandbox_words(void)
 {
-    maat_sandbox sb = {"/tmp/maat-x/seat-0", NULL, 0, NULL};
+    maat_sandbox sb = {.socket_path = "/tmp/maat-x/seat-0"};
     char out[9000];
     const char *unhidden;
     CHECK(maat_sandbox_command(&sb, "/opt/b/bot --level 'two words'", out,

@@ -53,6 +53,18 @@ def league_events(league):
     p = os.path.join(league, "events.jsonl")
     return [json.loads(x) for x in open(p)] if os.path.exists(p) else []
 
+
+def stop_when_judged(league, lp):
+    """Stop league process lp once its entry is ranked or failed (or after
+    two minutes, or when it ended by itself)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and lp.poll() is None and \
+            not any(e["event"] in ("ranked", "failed")
+                    for e in league_events(league)):
+        time.sleep(0.05)  # polling another process's files, with a deadline
+    lp.send_signal(signal.SIGTERM)
+    lp.wait(timeout=120)
+
 if subprocess.run("bwrap --ro-bind / / true", shell=True,
                   capture_output=True).returncode != 0:
     print("bubblewrap is not usable here; skipping")
@@ -390,13 +402,7 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
     env.pop("MAAT_SANDBOX", None)
     lp = start_league(league, env, ("alice", "alice/bot.sh"), cwd=d,
                       reference="ref/bot.sh")
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and lp.poll() is None and \
-            not any(e["event"] in ("ranked", "failed")
-                    for e in league_events(league)):
-        time.sleep(0.05)  # polling another process's files, with a deadline
-    lp.send_signal(signal.SIGTERM)
-    lp.wait(timeout=120)
+    stop_when_judged(league, lp)
     logs = os.path.join(league, "logs")
     seen = sorted(l.split("\t")[-1].strip()
                   for f in os.listdir(logs) if "alice" in f
@@ -404,6 +410,53 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
     check(seen and set(seen) == {"SEES alice/secret.bin"},
           f"a league entry's bot reads its own directory, not the reference "
           f"bot's ({seen}; events {[e['event'] for e in league_events(league)]})")
+
+# The league's files convention: DIR/files/NAME/ is entry NAME's, seen by
+# its bot alone (--private); every other entry's, playing or not, hidden
+# with DIR/files (--hide) -- whatever the commands name.
+with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
+    league = os.path.join(d, "lg")
+    os.makedirs(os.path.join(d, "ref"))
+    with open(os.path.join(d, "ref", "bot.sh"), "w") as f:
+        f.write("#!/bin/sh\nexec %s\n" % RANDOM)
+    os.chmod(os.path.join(d, "ref", "bot.sh"), 0o755)
+    env = dict(os.environ)
+    env.pop("MAAT_SANDBOX", None)
+    subprocess.run([LADDER, "league", "new", league, "--reference", RANDOM,
+                    "--jobs", "1", "--validation-matches", "1"], check=True,
+                   capture_output=True, env=env, cwd=d)
+    for who in ("alice", "carol"):
+        os.makedirs(os.path.join(league, "files", who))
+        with open(os.path.join(league, "files", who, "secret.bin"), "w") as f:
+            f.write(who + "'s weights\n")
+    with open(os.path.join(league, "files", "alice", "bot.sh"), "w") as f:
+        f.write("#!/bin/sh\nfor w in alice carol; do f=lg/files/$w/secret.bin;"
+                " [ -r $f ] && echo SEES $f >&2; done\n"
+                "ls lg/files >&2\nexec %s\n" % RANDOM)
+    os.chmod(os.path.join(league, "files", "alice", "bot.sh"), 0o755)
+    path = os.path.join(league, "league.json")
+    c = json.load(open(path))
+    c.update(referee=REF, reference="ref/bot.sh")
+    json.dump(c, open(path, "w"))
+    with open(os.path.join(league, "entries", "alice.json"), "w") as f:
+        json.dump({"command": "lg/files/alice/bot.sh"}, f)
+    lp = subprocess.Popen([LADDER, "league", "run", league, "--quiet"],
+                          env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL, cwd=d)
+    stop_when_judged(league, lp)
+    logs = os.path.join(league, "logs")
+    lines = [l.split("\t")[-1].strip()
+             for f in os.listdir(logs) if "alice" in f
+             for l in open(os.path.join(logs, f))]
+    seen = sorted(l for l in lines if "SEES" in l)
+    events = [e["event"] for e in league_events(league)]
+    check(seen and set(seen) == {"SEES lg/files/alice/secret.bin"} and
+          "ranked" in events,
+          f"a league entry's bot reads its own DIR/files/NAME, not another "
+          f"entry's, and is ranked ({seen}; events {events})")
+    listed = sorted(set(l for l in lines if l in ("alice", "carol")))
+    check(listed == ["alice"], f"DIR/files shows the bot only its own "
+          f"entry's directory ({listed})")
 
 print(f"test_sandbox: {failures} failed")
 sys.exit(1 if failures else 0)
