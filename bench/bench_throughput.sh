@@ -4,6 +4,7 @@
 #   bench/bench_throughput.sh [--build DIR] [--games N] [--matches M]
 #                             [--repeat R] [--bot CMD] [--ladder-only]
 #                             [--pin] [--no-sandbox] [--seconds S]
+#                             [--referee-arg ARG]...
 #
 # By default the bots answer at once (sample-bots/maat-random), so the
 # numbers are the referee's and the transport's, not the bots'; --bot CMD
@@ -18,7 +19,9 @@
 # --ladder-only skips the first two.  --pin measures the ladder a second
 # time with `maat-ladder run --pin` (each match on one CPU).  --no-sandbox:
 # the ladder's referees run the bots without bubblewrap (referee_args),
-# to see what the sandbox costs.  Wall time from `date`, CPU (user+sys
+# to see what the sandbox costs; --referee-arg ARG (repeatable) gives the
+# ladder's referees one more word (--referee-arg --limit-mem
+# --referee-arg 256: what the bots' memory cgroups cost).  Wall time from `date`, CPU (user+sys
 # of the whole process tree) from /usr/bin/time when it exists.  --seconds
 # is accepted for run-all.sh and ignored.  Defaults: build-bench, N 200,
 # M 60, R 3.
@@ -32,7 +35,7 @@ repeat=3
 bot=""
 ladder_only=0
 pin=0
-referee_args='[]'
+extra=()
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$(cd "$2" && pwd); shift 2 ;;
@@ -42,12 +45,16 @@ while [ $# -gt 0 ]; do
         --bot) bot="$2"; shift 2 ;;
         --ladder-only) ladder_only=1; shift ;;
         --pin) pin=1; shift ;;
-        --no-sandbox) referee_args='["--no-sandbox"]'; shift ;;
+        --no-sandbox) extra+=(--no-sandbox); shift ;;
+        --referee-arg) extra+=("$2"); shift 2 ;;
         --seconds) shift 2 ;;
         -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench_throughput.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
+# the ladder's referee_args, as JSON (plain option words: no quoting)
+referee_args="[$(printf '"%s",' "${extra[@]}" | sed 's/,$//')]"
+[ ${#extra[@]} -gt 0 ] || referee_args='[]'
 ref="$build/referee/maat-referee"
 lad="$build/ladder/maat-ladder"
 [ -n "$bot" ] || bot="$build/sample-bots/maat-random"
