@@ -726,6 +726,20 @@ static int check_private(const cli *k)
             return bad("--private %s: holds the working directory, which "
                        "every bot needs: give each bot a directory below it "
                        "(%s)", dir, cwd);
+        /* one inside another: which mount wins would depend on the
+         * order they are made in; say whose each directory is instead */
+        for (int j = 0; j < i; j++) {
+            char other[PATH_MAX];
+            if (!realpath(c->private_dir[j], other))
+                continue;
+            size_t m = strlen(other), shorter = m < n ? m : n;
+            if (!strncmp(real, other, shorter) &&
+                (real[shorter] == '/' || other[shorter] == '/' ||
+                 m == n))
+                return bad("--private: %s and %s: one holds the other; "
+                           "give each bot a directory apart", c->private_dir[j],
+                           dir);
+        }
         int plays = 0;
         for (int b = 0; b < c->n_bots; b++)
             plays |= c->bots[b].command && !strcmp(c->bots[b].name, name);

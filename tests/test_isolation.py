@@ -589,6 +589,10 @@ def private_option(tmp):
         check(p.returncode == 2 and why in p.stderr and not seen['a'],
               '--private %s refused before any bot starts (exit 2): %s'
               % (arg, why), p.stderr)
+    p, seen = play('--private', 'a=files', '--private', 'b=files/bob')
+    check(p.returncode == 2 and 'one holds the other' in p.stderr and
+          not seen['a'], '--private directories one inside another are '
+          'refused (which mount wins would depend on their order)', p.stderr)
     p = subprocess.run([REFEREE, '--seed', '6', '--no-sandbox', '--private',
                         'a=files/alice', '--bot', 'a=files/alice/bot.sh',
                         '--bot', 'b=files/bob/bot.sh'], cwd=d, env=env,
