@@ -97,11 +97,9 @@ static uint64_t read_key(const char *dir, const char *file, const char *key)
 /* The mount point of the cgroup file system holding the memory
  * controller (v1: fstype "cgroup" with "memory" among its options; v2:
  * "cgroup2"), its root within the hierarchy in `root`.  0 if found. */
-static int find_mount(int v2, char *mnt, size_t mlen, char *root, size_t rlen)
+static int find_mount(FILE *f, int v2, char *mnt, size_t mlen, char *root,
+                      size_t rlen)
 {
-    FILE *f = fopen("/proc/self/mountinfo", "re");
-    if (!f)
-        return -1;
     char line[4096];
     int found = -1;
     while (found && fgets(line, sizeof line, f)) {
@@ -118,28 +116,22 @@ static int find_mount(int v2, char *mnt, size_t mlen, char *root, size_t rlen)
         snprintf(root, rlen, "%s", r);
         found = 0;
     }
-    fclose(f);
     return found;
 }
 
-/* The referee's memory cgroup directory into `dir`, *v2 set; 0 if found,
- * else -1 and `why` says what is missing. */
-static int own_cgroup(char *dir, size_t len, int *v2, char *why, size_t wlen)
+/* The memory cgroup's directory from a process's /proc/PID/cgroup and
+ * /proc/PID/mountinfo (as streams): cgroup.h, maat_cgroup_locate. */
+static int locate(FILE *cgroup, FILE *mountinfo, char *dir, size_t len,
+                  int *v2, char *why, size_t wlen)
 {
-    FILE *f = fopen("/proc/self/cgroup", "re");
-    if (!f) {
-        snprintf(why, wlen, "cannot read /proc/self/cgroup: %s",
-                 strerror(errno));
-        return -1;
-    }
     char line[4096], v1path[PATH_MAX] = "", unified[PATH_MAX] = "";
     int have_v1 = 0, have_v2 = 0;
-    while (fgets(line, sizeof line, f)) {
+    while (fgets(line, sizeof line, cgroup)) {
         line[strcspn(line, "\n")] = 0;
         char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
         if (!c2)
             continue;
-        *c2 = 0;
+        *c1 = *c2 = 0; /* line: the hierarchy's id, c1 + 1: controllers */
         if (!strcmp(line, "0") && c1[1] == 0) {
             snprintf(unified, sizeof unified, "%s", c2 + 1);
             have_v2 = 1;
@@ -148,14 +140,13 @@ static int own_cgroup(char *dir, size_t len, int *v2, char *why, size_t wlen)
             have_v1 = 1;
         }
     }
-    fclose(f);
     *v2 = !have_v1;
     if (!have_v1 && !have_v2) {
         snprintf(why, wlen, "the kernel has no cgroups for this process");
         return -1;
     }
     char mnt[PATH_MAX], root[PATH_MAX];
-    if (find_mount(*v2, mnt, sizeof mnt, root, sizeof root)) {
+    if (find_mount(mountinfo, *v2, mnt, sizeof mnt, root, sizeof root)) {
         snprintf(why, wlen, "no %s file system is mounted",
                  *v2 ? "cgroup2" : "cgroup (v1) memory");
         return -1;
@@ -172,6 +163,40 @@ static int own_cgroup(char *dir, size_t len, int *v2, char *why, size_t wlen)
         snprintf(why, wlen, "its path is too long");
         return -1;
     }
+    return 0;
+}
+
+int maat_cgroup_locate(const char *cgroup, const char *mountinfo, char *dir,
+                       size_t len, int *v2, char *why, size_t wlen)
+{
+    FILE *c = fmemopen((void *)cgroup, strlen(cgroup), "r");
+    FILE *m = fmemopen((void *)mountinfo, strlen(mountinfo), "r");
+    int rc = c && m ? locate(c, m, dir, len, v2, why, wlen) : -1;
+    if (!c || !m)
+        snprintf(why, wlen, "cannot read the text given: %s", strerror(errno));
+    if (c)
+        fclose(c);
+    if (m)
+        fclose(m);
+    return rc;
+}
+
+/* The referee's memory cgroup directory into `dir`, *v2 set; 0 if found,
+ * else -1 and `why` says what is missing. */
+static int own_cgroup(char *dir, size_t len, int *v2, char *why, size_t wlen)
+{
+    FILE *c = fopen("/proc/self/cgroup", "re");
+    FILE *m = fopen("/proc/self/mountinfo", "re");
+    int rc = c && m ? locate(c, m, dir, len, v2, why, wlen) : -1;
+    if (!c || !m)
+        snprintf(why, wlen, "cannot read /proc/self/%s: %s",
+                 c ? "mountinfo" : "cgroup", strerror(errno));
+    if (c)
+        fclose(c);
+    if (m)
+        fclose(m);
+    if (rc)
+        return rc;
     if (*v2) {
         char path[PATH_MAX + 32], ctl[1024];
         snprintf(path, sizeof path, "%s/cgroup.controllers", dir);

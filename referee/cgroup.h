@@ -28,6 +28,7 @@
 #ifndef MAAT_CGROUP_H
 #define MAAT_CGROUP_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "maat/error.h"
@@ -39,6 +40,14 @@ typedef struct maat_cgroup maat_cgroup;
  * `err` when it cannot be made: MAAT_EHOST with the path and the
  * reason (no memory controller, no permission, processes in the way). */
 maat_cgroup *maat_cgroup_new(uint64_t memory_bytes, maat_error *err);
+
+/* Where a process's memory cgroup is, from the text of its
+ * /proc/PID/cgroup and /proc/PID/mountinfo: the directory into `dir`
+ * (len bytes), *v2 set for the unified hierarchy (when no v1 hierarchy
+ * has the memory controller).  0, or -1 with `why`.  What
+ * maat_cgroup_new does first, apart for tests. */
+int maat_cgroup_locate(const char *cgroup, const char *mountinfo, char *dir,
+                       size_t len, int *v2, char *why, size_t wlen);
 
 /* Put the calling process in the group.  Only system calls: for the
  * child between fork and exec.  0, or the errno of the failed write. */

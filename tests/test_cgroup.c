@@ -3,8 +3,10 @@
  * counted, the kernel's kills reported, a process that left the bot's
  * process group killed with the rest, the group removed afterwards.
  *
- * Needs a memory cgroup the test may write (root on cgroup v1, a
- * delegated one on v2): skipped (77) where there is none, saying why.
+ * Finding the referee's memory cgroup is checked on made-up /proc text of
+ * v1, v2 and container layouts everywhere; the rest needs a memory cgroup
+ * the test may write (root on cgroup v1, a delegated one on v2): skipped
+ * (77) where there is none, saying why.
  * Every wait is on a condition (the output pipe, a pidfd, a blocking
  * waitpid under an alarm); deadlines only guard against hangs.  The
  * programs allocate at most 40 MiB at a time each, under a 64 MiB limit.
@@ -264,13 +266,70 @@ static void test_leftover(void)
         kill(pid, SIGKILL);
 }
 
+/* Finding the memory cgroup from /proc's text, on the layouts seen in
+ * the wild (runs everywhere: no cgroup is made). */
+static void test_locate(void)
+{
+    static const struct {
+        const char *what, *cgroup, *mountinfo, *dir;
+        int v2;
+    } cases[] = {
+        {"v1 beside a v2 without memory (this project's machines)",
+         "9:name=systemd:/\n4:memory:/process_api/15d6\n0::/\n",
+         "31 23 0:28 / /sys/fs/cgroup rw,relatime - tmpfs tmpfs rw\n"
+         "35 31 0:32 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup "
+         "rw,memory\n"
+         "40 31 0:37 / /sys/fs/cgroup/unified rw - cgroup2 cgroup2 rw\n",
+         "/sys/fs/cgroup/memory/process_api/15d6", 0},
+        {"v1, memory sharing a hierarchy",
+         "3:cpu,memory:/jobs/7\n",
+         "35 31 0:32 / /cg rw - cgroup cgroup rw,cpu,memory\n",
+         "/cg/jobs/7", 0},
+        {"v1 in a container: the mount's root is its own cgroup",
+         "4:memory:/docker/ab12\n",
+         "35 31 0:32 /docker/ab12 /sys/fs/cgroup/memory ro - cgroup cgroup "
+         "rw,memory\n",
+         "/sys/fs/cgroup/memory", 0},
+        {"v2 (a systemd machine)",
+         "0::/user.slice/user-1000.slice/session-2.scope\n",
+         "30 23 0:26 / /sys/fs/cgroup rw,nosuid shared:4 - cgroup2 cgroup2 "
+         "rw,nsdelegate,memory_recursiveprot\n",
+         "/sys/fs/cgroup/user.slice/user-1000.slice/session-2.scope", 1},
+        {"v2 in a cgroup namespace: its root",
+         "0::/\n",
+         "30 23 0:26 / /sys/fs/cgroup rw - cgroup2 cgroup2 rw\n",
+         "/sys/fs/cgroup", 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[4096] = "", why[512] = "";
+        int v2 = -1;
+        int rc = maat_cgroup_locate(cases[i].cgroup, cases[i].mountinfo, dir,
+                                    sizeof dir, &v2, why, sizeof why);
+        CHECK(rc == 0 && !strcmp(dir, cases[i].dir) && v2 == cases[i].v2,
+              "%s: rc %d, dir '%s' v2 %d (want '%s' v2 %d): %s",
+              cases[i].what, rc, dir, v2, cases[i].dir, cases[i].v2, why);
+    }
+    char dir[4096], why[512] = "";
+    int v2;
+    CHECK(maat_cgroup_locate("5:cpu:/a\n", "35 31 0:32 / /cg rw - cgroup "
+                             "cgroup rw,cpu\n", dir, sizeof dir, &v2, why,
+                             sizeof why) == -1 && strstr(why, "no cgroups"),
+          "no memory hierarchy and no v2: refused, saying so ('%s')", why);
+    CHECK(maat_cgroup_locate("0::/a\n", "35 31 0:32 / /cg rw - cgroup "
+                             "cgroup rw,cpu\n", dir, sizeof dir, &v2, why,
+                             sizeof why) == -1 && strstr(why, "cgroup2"),
+          "v2 without its file system mounted: refused, saying so ('%s')",
+          why);
+}
+
 int main(void)
 {
+    test_locate();
     maat_error err = {0};
     maat_cgroup *g = maat_cgroup_new(LIMIT, &err);
-    if (!g) {
+    if (!g) { /* the rest needs a cgroup made */
         printf("skip: %s\n", err.msg);
-        return 77;
+        return check_failures ? check_done("test_cgroup") : 77;
     }
     if (prctl(PR_SET_CHILD_SUBREAPER, 1) != 0) {
         printf("skip: cannot be a child subreaper\n");
