@@ -375,8 +375,15 @@ void match_stop_bots(match *m)
             break;
         match_wait_input(m, deadline);
     }
-    for (int i = 0; i < m->n; i++)
-        maat_proc_destroy(&m->bot[i].proc);
+    for (int i = 0; i < m->n; i++) {
+        match_bot *b = &m->bot[i];
+        if (b->proc) {
+            maat_proc_stop(b->proc, 500);
+            uint64_t peak = maat_proc_memory_peak(b->proc);
+            b->memory_peak = peak > b->memory_peak ? peak : b->memory_peak;
+        }
+        maat_proc_destroy(&b->proc);
+    }
     kill_by_token(m);
 }
 

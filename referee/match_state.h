@@ -61,6 +61,8 @@ typedef struct match_bot {
     int64_t wall_ns_last; /* its last decision's (fairclock.h) */
     maat_fair_watch fair_watch; /* its threads' schedstat files, open */
     uint64_t cpu_ns_total;
+    uint64_t memory_peak; /* bytes, its cgroup's (--limit-mem): the most of
+                             the processes stopped so far (a restart) */
 } match_bot;
 
 /* A connection with no seat.  Each is allowed a few messages that are

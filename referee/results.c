@@ -236,14 +236,25 @@ void match_print_summary(const match *m)
 {
     if (m->c->quiet)
         return;
-    fprintf(stderr, "maat-referee: %-12s %9s %9s %9s %9s\n", "bot",
-            "decisions", "mean ms", "max ms", "cpu ms");
+    /* with --limit-mem, the most memory each bot's processes used at once
+     * (its cgroup's peak): what an organiser sets the limit from */
+    int mem = m->c->limits.memory != 0;
+    fprintf(stderr, "maat-referee: %-12s %9s %9s %9s %9s%s\n", "bot",
+            "decisions", "mean ms", "max ms", "cpu ms",
+            mem ? "   peak MB" : "");
     for (int i = 0; i < m->n; i++) {
         const match_bot *b = &m->bot[i];
-        fprintf(stderr, "maat-referee: %-12s %9lld %9.2f %9.2f %9.1f\n",
+        uint64_t peak = b->proc ? maat_proc_memory_peak(b->proc) : 0;
+        peak = peak > b->memory_peak ? peak : b->memory_peak;
+        char col[32] = "";
+        if (mem && b->spec->command)
+            snprintf(col, sizeof col, " %9.1f", (double)peak / (1 << 20));
+        else if (mem)
+            snprintf(col, sizeof col, " %9s", "-"); /* remote */
+        fprintf(stderr, "maat-referee: %-12s %9lld %9.2f %9.2f %9.1f%s\n",
                 b->spec->name, (long long)b->decisions,
                 b->decisions ? b->wall_ns_total / 1e6 / (double)b->decisions
                              : 0.0,
-                b->wall_ns_max / 1e6, b->cpu_ns_total / 1e6);
+                b->wall_ns_max / 1e6, b->cpu_ns_total / 1e6, col);
     }
 }

@@ -551,6 +551,17 @@ def hog_cgroup(tmp):
                      if d['seat'] == 2 and d['by'] == 'bot')
         check(by_bot == 2, '%s: its 2 good decisions stand' % label,
               'got %d' % by_bot)
+    # the summary's peak column: the hog reached the limit, the others not
+    peaks = {}
+    for line in (r.err or '').splitlines():
+        f = line.split()
+        if len(f) == 7 and f[0] == 'maat-referee:' and f[1] in ('hog', 'rnd0'):
+            peaks[f[1]] = float(f[6])
+    check('peak MB' in (r.err or '') and
+          limit_mb * 0.9 <= peaks.get('hog', 0) <= limit_mb and
+          0 < peaks.get('rnd0', 0) < limit_mb / 2,
+          '%s: the summary shows each bot\'s peak memory (the hog at the '
+          'limit)' % label, repr(peaks))
     check(read_text(os.path.join(r.piddir, 'hog.hog')) is None,
           '%s: malloc never failed (the kernel, not the allocator, stopped '
           'it)' % label)
