@@ -219,8 +219,8 @@ void maat_league_config_free(maat_league_config *c)
 
 /* ---- the directory ------------------------------------------------------ */
 
-static const char *const folders[] = {"entries", "records", "logs", "site",
-                                      "site/replays", "state",
+static const char *const folders[] = {"entries", "files", "records", "logs",
+                                      "site", "site/replays", "state",
                                       "state/versions", "shards", NULL};
 
 static int make_folders(const char *dir, maat_error *err)

@@ -110,9 +110,11 @@ static int cmd_new(int argc, char **argv)
     free(text);
     if (rc)
         return fail(&err, 2);
-    printf("made %s: its config is %s/league.json; add entries with\n"
+    printf("made %s: its config is %s/league.json; put each entry's files "
+           "in %s/files/NAME/\n(its bot alone sees them), add entries with\n"
            "  maat-ladder league add %s NAME COMMAND\nand start it with\n"
-           "  maat-ladder league run %s\n", pos[0], pos[0], pos[0], pos[0]);
+           "  maat-ladder league run %s\n", pos[0], pos[0], pos[0], pos[0],
+           pos[0]);
     return 0;
 }
 

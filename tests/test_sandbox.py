@@ -425,6 +425,8 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
     subprocess.run([LADDER, "league", "new", league, "--reference", RANDOM,
                     "--jobs", "1", "--validation-matches", "1"], check=True,
                    capture_output=True, env=env, cwd=d)
+    check(os.path.isdir(os.path.join(league, "files")),
+          "league new makes DIR/files, for the entries' files")
     for who in ("alice", "carol"):
         os.makedirs(os.path.join(league, "files", who))
         with open(os.path.join(league, "files", who, "secret.bin"), "w") as f:
