@@ -22,6 +22,9 @@
 struct maat_cgroup {
     int v2;                /* the unified hierarchy, else v1's memory one */
     int procs_fd;          /* its cgroup.procs, open for writing */
+    int pids_fd;           /* v1: the pids hierarchy's group's, or -1 */
+    int has_pids;          /* the number of tasks is bounded too */
+    char pids_path[PATH_MAX]; /* v1: that group's directory, or "" */
     uint64_t oom_kills;    /* as last read: kept once the group is gone */
     char path[PATH_MAX];
 };
@@ -92,13 +95,13 @@ static uint64_t read_key(const char *dir, const char *file, const char *key)
     return 0;
 }
 
-/* ---- where the referee's memory cgroup is -------------------------------- */
+/* ---- where the referee's cgroups are ------------------------------------- */
 
-/* The mount point of the cgroup file system holding the memory
- * controller (v1: fstype "cgroup" with "memory" among its options; v2:
- * "cgroup2"), its root within the hierarchy in `root`.  0 if found. */
-static int find_mount(FILE *f, int v2, char *mnt, size_t mlen, char *root,
-                      size_t rlen)
+/* The mount point of the cgroup file system holding `controller` (v1:
+ * fstype "cgroup" with it among its options; v2: "cgroup2"), its root
+ * within the hierarchy in `root`.  0 if found. */
+static int find_mount(FILE *f, int v2, const char *controller, char *mnt,
+                      size_t mlen, char *root, size_t rlen)
 {
     char line[4096];
     int found = -1;
@@ -110,7 +113,7 @@ static int find_mount(FILE *f, int v2, char *mnt, size_t mlen, char *root,
             sscanf(dash + 3, "%63s %*s %1023s", fstype, super) != 2)
             continue;
         if (v2 ? strcmp(fstype, "cgroup2") != 0
-               : strcmp(fstype, "cgroup") != 0 || !has_word(super, "memory"))
+               : strcmp(fstype, "cgroup") != 0 || !has_word(super, controller))
             continue;
         snprintf(mnt, mlen, "%s", m);
         snprintf(root, rlen, "%s", r);
@@ -119,10 +122,11 @@ static int find_mount(FILE *f, int v2, char *mnt, size_t mlen, char *root,
     return found;
 }
 
-/* The memory cgroup's directory from a process's /proc/PID/cgroup and
- * /proc/PID/mountinfo (as streams): cgroup.h, maat_cgroup_locate. */
-static int locate(FILE *cgroup, FILE *mountinfo, char *dir, size_t len,
-                  int *v2, char *why, size_t wlen)
+/* The directory of the cgroup holding `controller`, from a process's
+ * /proc/PID/cgroup and /proc/PID/mountinfo (as streams): cgroup.h,
+ * maat_cgroup_locate. */
+static int locate(FILE *cgroup, FILE *mountinfo, const char *controller,
+                  char *dir, size_t len, int *v2, char *why, size_t wlen)
 {
     char line[4096], v1path[PATH_MAX] = "", unified[PATH_MAX] = "";
     int have_v1 = 0, have_v2 = 0;
@@ -135,7 +139,7 @@ static int locate(FILE *cgroup, FILE *mountinfo, char *dir, size_t len,
         if (!strcmp(line, "0") && c1[1] == 0) {
             snprintf(unified, sizeof unified, "%s", c2 + 1);
             have_v2 = 1;
-        } else if (has_word(c1 + 1, "memory")) {
+        } else if (has_word(c1 + 1, controller)) {
             snprintf(v1path, sizeof v1path, "%s", c2 + 1);
             have_v1 = 1;
         }
@@ -146,9 +150,10 @@ static int locate(FILE *cgroup, FILE *mountinfo, char *dir, size_t len,
         return -1;
     }
     char mnt[PATH_MAX], root[PATH_MAX];
-    if (find_mount(mountinfo, *v2, mnt, sizeof mnt, root, sizeof root)) {
-        snprintf(why, wlen, "no %s file system is mounted",
-                 *v2 ? "cgroup2" : "cgroup (v1) memory");
+    if (find_mount(mountinfo, *v2, controller, mnt, sizeof mnt, root,
+                   sizeof root)) {
+        snprintf(why, wlen, "no %s%s file system is mounted",
+                 *v2 ? "cgroup2" : "cgroup (v1) ", *v2 ? "" : controller);
         return -1;
     }
     /* The path /proc gives is within the hierarchy; the mount may show
@@ -166,12 +171,13 @@ static int locate(FILE *cgroup, FILE *mountinfo, char *dir, size_t len,
     return 0;
 }
 
-int maat_cgroup_locate(const char *cgroup, const char *mountinfo, char *dir,
-                       size_t len, int *v2, char *why, size_t wlen)
+int maat_cgroup_locate(const char *cgroup, const char *mountinfo,
+                       const char *controller, char *dir, size_t len, int *v2,
+                       char *why, size_t wlen)
 {
     FILE *c = fmemopen((void *)cgroup, strlen(cgroup), "r");
     FILE *m = fmemopen((void *)mountinfo, strlen(mountinfo), "r");
-    int rc = c && m ? locate(c, m, dir, len, v2, why, wlen) : -1;
+    int rc = c && m ? locate(c, m, controller, dir, len, v2, why, wlen) : -1;
     if (!c || !m)
         snprintf(why, wlen, "cannot read the text given: %s", strerror(errno));
     if (c)
@@ -181,13 +187,14 @@ int maat_cgroup_locate(const char *cgroup, const char *mountinfo, char *dir,
     return rc;
 }
 
-/* The referee's memory cgroup directory into `dir`, *v2 set; 0 if found,
- * else -1 and `why` says what is missing. */
-static int own_cgroup(char *dir, size_t len, int *v2, char *why, size_t wlen)
+/* The directory of the referee's cgroup holding `controller` into `dir`,
+ * *v2 set; 0 if found, else -1 and `why` says what is missing. */
+static int own_cgroup(const char *controller, char *dir, size_t len, int *v2,
+                      char *why, size_t wlen)
 {
     FILE *c = fopen("/proc/self/cgroup", "re");
     FILE *m = fopen("/proc/self/mountinfo", "re");
-    int rc = c && m ? locate(c, m, dir, len, v2, why, wlen) : -1;
+    int rc = c && m ? locate(c, m, controller, dir, len, v2, why, wlen) : -1;
     if (!c || !m)
         snprintf(why, wlen, "cannot read /proc/self/%s: %s",
                  c ? "mountinfo" : "cgroup", strerror(errno));
@@ -200,9 +207,9 @@ static int own_cgroup(char *dir, size_t len, int *v2, char *why, size_t wlen)
     if (*v2) {
         char path[PATH_MAX + 32], ctl[1024];
         snprintf(path, sizeof path, "%s/cgroup.controllers", dir);
-        if (read_text(path, ctl, sizeof ctl) || !has_word(ctl, "memory")) {
-            snprintf(why, wlen, "the memory controller is not available in "
-                     "%s (cgroup.controllers)", dir);
+        if (read_text(path, ctl, sizeof ctl) || !has_word(ctl, controller)) {
+            snprintf(why, wlen, "the %s controller is not available in "
+                     "%s (cgroup.controllers)", controller, dir);
             return -1;
         }
     }
@@ -212,13 +219,15 @@ static int own_cgroup(char *dir, size_t len, int *v2, char *why, size_t wlen)
 /* v2: children get a controller only from a cgroup whose subtree_control
  * names it, and that is refused while processes are in it.  If only the
  * referee is, it moves into a leaf of its own first. */
-static int enable_memory(const char *dir, char *why, size_t wlen)
+static int enable(const char *dir, const char *controller, char *why,
+                  size_t wlen)
 {
-    char path[PATH_MAX + 32], text[1024];
+    char path[PATH_MAX + 32], text[1024], plus[32];
     snprintf(path, sizeof path, "%s/cgroup.subtree_control", dir);
-    if (!read_text(path, text, sizeof text) && has_word(text, "memory"))
+    if (!read_text(path, text, sizeof text) && has_word(text, controller))
         return 0;
-    int e = write_file(dir, "cgroup.subtree_control", "+memory");
+    snprintf(plus, sizeof plus, "+%s", controller);
+    int e = write_file(dir, "cgroup.subtree_control", plus);
     if (e == EBUSY) {
         /* processes in dir: are they only us? */
         snprintf(path, sizeof path, "%s/cgroup.procs", dir);
@@ -230,12 +239,13 @@ static int enable_memory(const char *dir, char *why, size_t wlen)
                      (int)getpid());
             if ((mkdir(leaf, 0755) == 0 || errno == EEXIST) &&
                 write_file(leaf, "cgroup.procs", "0") == 0)
-                e = write_file(dir, "cgroup.subtree_control", "+memory");
+                e = write_file(dir, "cgroup.subtree_control", plus);
         }
     }
     if (e) {
-        snprintf(why, wlen, "cannot enable the memory controller for the "
-                 "children of %s: %s%s", dir, strerror(e), e == EBUSY ?
+        snprintf(why, wlen, "cannot enable the %s controller for the "
+                 "children of %s: %s%s", controller, dir, strerror(e),
+                 e == EBUSY ?
                  " (other processes are in it: run the referee in a cgroup "
                  "of its own, e.g. systemd-run --scope -p Delegate=yes)" : "");
         return -1;
@@ -285,7 +295,37 @@ static int set_limit(const maat_cgroup *g, uint64_t bytes, char *why,
     return 0;
 }
 
-maat_cgroup *maat_cgroup_new(uint64_t memory_bytes, maat_error *err)
+/* The number of tasks (processes and threads) bounded too, with the pids
+ * controller: on v2 in the same group, on v1 in a group of the pids
+ * hierarchy made beside it.  A bound, not the point: where the kernel or
+ * our rights do not offer it, the group bounds memory alone (0). */
+static int limit_tasks(maat_cgroup *g, uint64_t tasks)
+{
+    char dir[PATH_MAX], why[PATH_MAX + 256], num[32], procs[PATH_MAX + 16];
+    int v2;
+    snprintf(num, sizeof num, "%llu", (unsigned long long)tasks);
+    if (g->v2) { /* the parent gives its children the controller */
+        snprintf(dir, sizeof dir, "%s", g->path);
+        *strrchr(dir, '/') = 0;
+        return !enable(dir, "pids", why, sizeof why) &&
+               !write_file(g->path, "pids.max", num);
+    }
+    if (own_cgroup("pids", dir, sizeof dir, &v2, why, sizeof why) || v2 ||
+        make_dir(dir, g->pids_path, sizeof g->pids_path)) {
+        g->pids_path[0] = 0;
+        return 0;
+    }
+    snprintf(procs, sizeof procs, "%s/cgroup.procs", g->pids_path);
+    if (write_file(g->pids_path, "pids.max", num) == 0 &&
+        (g->pids_fd = open(procs, O_WRONLY | O_CLOEXEC)) >= 0)
+        return 1;
+    (void)rmdir(g->pids_path);
+    g->pids_path[0] = 0;
+    return 0;
+}
+
+maat_cgroup *maat_cgroup_new(uint64_t memory_bytes, uint64_t tasks,
+                             maat_error *err)
 {
     char dir[PATH_MAX], why[PATH_MAX + 256];
     maat_cgroup *g = calloc(1, sizeof *g);
@@ -293,9 +333,9 @@ maat_cgroup *maat_cgroup_new(uint64_t memory_bytes, maat_error *err)
         maat_error_set(err, MAAT_ENOMEM, "out of memory");
         return NULL;
     }
-    g->procs_fd = -1;
-    if (own_cgroup(dir, sizeof dir, &g->v2, why, sizeof why) ||
-        (g->v2 && enable_memory(dir, why, sizeof why)))
+    g->procs_fd = g->pids_fd = -1;
+    if (own_cgroup("memory", dir, sizeof dir, &g->v2, why, sizeof why) ||
+        (g->v2 && enable(dir, "memory", why, sizeof why)))
         goto fail;
     int e = make_dir(dir, g->path, sizeof g->path);
     if (e) {
@@ -315,6 +355,8 @@ maat_cgroup *maat_cgroup_new(uint64_t memory_bytes, maat_error *err)
                  strerror(errno));
         goto fail;
     }
+    if (tasks)
+        g->has_pids = limit_tasks(g, tasks);
     return g;
 fail:
     maat_error_set(err, MAAT_EHOST, "no memory cgroup for a bot: %s", why);
@@ -325,7 +367,16 @@ fail:
 int maat_cgroup_join(const maat_cgroup *g)
 {
     /* "0" is the writing process (its whole thread group) */
-    return write(g->procs_fd, "0", 1) == 1 ? 0 : errno;
+    if (write(g->procs_fd, "0", 1) != 1)
+        return errno;
+    if (g->pids_fd >= 0 && write(g->pids_fd, "0", 1) != 1)
+        return errno;
+    return 0;
+}
+
+int maat_cgroup_has_task_limit(const maat_cgroup *g)
+{
+    return g->has_pids;
 }
 
 const char *maat_cgroup_path(const maat_cgroup *g)
@@ -386,8 +437,14 @@ void maat_cgroup_destroy(maat_cgroup **gp)
         for (int i = 0; i < 200 && rmdir(g->path) != 0 && errno == EBUSY; i++)
             nanosleep(&step, NULL);
     }
+    if (g->pids_path[0]) /* v1: its processes were killed with the rest */
+        for (int i = 0; i < 200 && rmdir(g->pids_path) != 0 && errno == EBUSY;
+             i++)
+            nanosleep(&(struct timespec){0, 1000000}, NULL);
     if (g->procs_fd >= 0)
         close(g->procs_fd);
+    if (g->pids_fd >= 0)
+        close(g->pids_fd);
     free(g);
     *gp = NULL;
 }

@@ -36,20 +36,29 @@
 typedef struct maat_cgroup maat_cgroup;
 
 /* A new group whose processes may use `memory_bytes` (> 0) in all,
- * swap not extending it where the kernel lets us say so.  NULL and
- * `err` when it cannot be made: MAAT_EHOST with the path and the
- * reason (no memory controller, no permission, processes in the way). */
-maat_cgroup *maat_cgroup_new(uint64_t memory_bytes, maat_error *err);
+ * swap not extending it where the kernel lets us say so, and, when
+ * `tasks` > 0, run at most that many tasks (processes and threads) at
+ * once, where the pids controller is there to say so (v1: a group of the
+ * pids hierarchy beside it, joined with it; without it the group bounds
+ * memory alone: maat_cgroup_has_task_limit).  NULL and `err` when it
+ * cannot be made: MAAT_EHOST with the path and the reason (no memory
+ * controller, no permission, processes in the way). */
+maat_cgroup *maat_cgroup_new(uint64_t memory_bytes, uint64_t tasks,
+                             maat_error *err);
 
-/* Where a process's memory cgroup is, from the text of its
- * /proc/PID/cgroup and /proc/PID/mountinfo: the directory into `dir`
- * (len bytes), *v2 set for the unified hierarchy (when no v1 hierarchy
- * has the memory controller).  0, or -1 with `why`.  What
+/* Does the group bound its number of tasks too? */
+int maat_cgroup_has_task_limit(const maat_cgroup *g);
+
+/* Where a process's cgroup of `controller` ("memory", "pids") is, from
+ * the text of its /proc/PID/cgroup and /proc/PID/mountinfo: the
+ * directory into `dir` (len bytes), *v2 set for the unified hierarchy
+ * (when no v1 hierarchy has the controller).  0, or -1 with `why`.  What
  * maat_cgroup_new does first, apart for tests. */
-int maat_cgroup_locate(const char *cgroup, const char *mountinfo, char *dir,
-                       size_t len, int *v2, char *why, size_t wlen);
+int maat_cgroup_locate(const char *cgroup, const char *mountinfo,
+                       const char *controller, char *dir, size_t len, int *v2,
+                       char *why, size_t wlen);
 
-/* Put the calling process in the group.  Only system calls: for the
+/* Put the calling process in the group (v1: in both groups).  Only system calls: for the
  * child between fork and exec.  0, or the errno of the failed write. */
 int maat_cgroup_join(const maat_cgroup *g);
 

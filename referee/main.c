@@ -764,7 +764,8 @@ static int check_limit_mem(const cli *k)
     if (!k->c.limits.memory || !spawned)
         return 0;
     maat_error err = {0};
-    maat_cgroup *g = maat_cgroup_new(k->c.limits.memory, &err);
+    maat_cgroup *g = maat_cgroup_new(k->c.limits.memory,
+                                     k->c.limits.processes, &err);
     if (!g) {
         fprintf(stderr, "maat-referee: --limit-mem %llu: %s\n",
                 (unsigned long long)(k->c.limits.memory >> 20), err.msg);

@@ -541,7 +541,7 @@ static maat_proc *spawn(const char *cmd, char *const env[],
     char **words = maat_proc_words(cmd);
     cp.argv = words ? words : cp.sh_argv;
     if (lim->memory) {
-        p->cgroup = maat_cgroup_new(lim->memory, err);
+        p->cgroup = maat_cgroup_new(lim->memory, lim->processes, err);
         if (!p->cgroup)
             goto fail;
         cp.cgroup = p->cgroup;

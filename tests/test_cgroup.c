@@ -204,6 +204,55 @@ static void test_memfd(void)
     unlink(log);
 }
 
+/* With the pids controller the group bounds its tasks: a bot forking 50
+ * children under 20 is stopped at fork (EAGAIN), even when the referee
+ * runs as root, for whom RLIMIT_NPROC does nothing. */
+static void test_tasks(void)
+{
+    maat_error err = {0};
+    maat_cgroup *g = maat_cgroup_new(LIMIT, 20, &err);
+    CHECK(g != NULL, "a group with a task limit: %s", err.msg);
+    if (!g)
+        return;
+    int has = maat_cgroup_has_task_limit(g);
+    maat_cgroup_destroy(&g);
+    if (!has) {
+        printf("skip tasks: no pids controller here\n");
+        return;
+    }
+    const char *log = tmp_path("tasks.log");
+    maat_proc_limits lim = {.memory = LIMIT, .processes = 20};
+    maat_proc *p = maat_proc_spawn(
+        "/usr/bin/python3 -c '\n"
+        "import os\n"
+        "r, w = os.pipe()\n"
+        "n, e = 0, 0\n"
+        "try:\n"
+        "    for i in range(50):\n"
+        "        if os.fork() == 0:\n"
+        "            os.close(w)\n"
+        "            os.read(r, 1)\n"
+        "            os._exit(0)\n"
+        "        n += 1\n"
+        "except OSError as x:\n"
+        "    e = x.errno\n"
+        "os.close(w)\n"
+        "print(\"forked\", n, \"errno\", e)\n'",
+        NULL, log, NULL, &lim, &err);
+    CHECK(p != NULL, "spawn under a task limit: %s", err.msg);
+    if (!p)
+        return;
+    int st = run_to_exit(p);
+    const char *out = output(p, log), *f = strstr(out, "forked ");
+    int n = f ? atoi(f + 7) : -1;
+    CHECK(st == 0 && n >= 1 && n < 20 && strstr(out, "errno 11"),
+          "50 forks under a limit of 20 tasks%s: stopped with EAGAIN below "
+          "20 (status 0x%x, output '%s')", geteuid() == 0 ?
+          " (as root: RLIMIT_NPROC ignored)" : "", st, out);
+    maat_proc_destroy(&p);
+    unlink(log);
+}
+
 static volatile sig_atomic_t alarmed;
 static void on_alarm(int sig)
 {
@@ -303,20 +352,27 @@ static void test_locate(void)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char dir[4096] = "", why[512] = "";
         int v2 = -1;
-        int rc = maat_cgroup_locate(cases[i].cgroup, cases[i].mountinfo, dir,
-                                    sizeof dir, &v2, why, sizeof why);
+        int rc = maat_cgroup_locate(cases[i].cgroup, cases[i].mountinfo,
+                                    "memory", dir, sizeof dir, &v2, why,
+                                    sizeof why);
         CHECK(rc == 0 && !strcmp(dir, cases[i].dir) && v2 == cases[i].v2,
               "%s: rc %d, dir '%s' v2 %d (want '%s' v2 %d): %s",
               cases[i].what, rc, dir, v2, cases[i].dir, cases[i].v2, why);
     }
     char dir[4096], why[512] = "";
     int v2;
+    CHECK(maat_cgroup_locate("8:pids:/\n4:memory:/p\n", "35 31 0:32 / "
+                             "/sys/fs/cgroup/pids rw - cgroup cgroup "
+                             "rw,pids\n", "pids", dir, sizeof dir, &v2, why,
+                             sizeof why) == 0 && !v2 &&
+          !strcmp(dir, "/sys/fs/cgroup/pids"),
+          "the pids hierarchy's root (v1): '%s' %s", dir, why);
     CHECK(maat_cgroup_locate("5:cpu:/a\n", "35 31 0:32 / /cg rw - cgroup "
-                             "cgroup rw,cpu\n", dir, sizeof dir, &v2, why,
+                             "cgroup rw,cpu\n", "memory", dir, sizeof dir, &v2, why,
                              sizeof why) == -1 && strstr(why, "no cgroups"),
           "no memory hierarchy and no v2: refused, saying so ('%s')", why);
     CHECK(maat_cgroup_locate("0::/a\n", "35 31 0:32 / /cg rw - cgroup "
-                             "cgroup rw,cpu\n", dir, sizeof dir, &v2, why,
+                             "cgroup rw,cpu\n", "memory", dir, sizeof dir, &v2, why,
                              sizeof why) == -1 && strstr(why, "cgroup2"),
           "v2 without its file system mounted: refused, saying so ('%s')",
           why);
@@ -326,7 +382,7 @@ int main(void)
 {
     test_locate();
     maat_error err = {0};
-    maat_cgroup *g = maat_cgroup_new(LIMIT, &err);
+    maat_cgroup *g = maat_cgroup_new(LIMIT, 0, &err);
     if (!g) { /* the rest needs a cgroup made */
         printf("skip: %s\n", err.msg);
         return check_failures ? check_done("test_cgroup") : 77;
@@ -345,6 +401,7 @@ int main(void)
     test_processes_together();
     test_memfd();
     test_leftover();
+    test_tasks();
     rmdir(tmpdir);
     return check_done("test_cgroup");
 }

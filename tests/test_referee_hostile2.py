@@ -31,7 +31,7 @@ No sleep is used to synchronise: readiness is a file a bot writes, and every
 wait has a deadline that only guards against a hang.  Prints one line per
 check; exits 1 if any failed.
 """
-import glob
+import errno, glob
 import json
 import os
 import socket
@@ -454,6 +454,38 @@ def forker(tmp):
     if hf is not None:
         check(not hf, '%s: no fault (the bot still answers)' % label,
               json.dumps(hf)[:300])
+
+    # under --limit-mem the bot's cgroup also bounds its tasks to
+    # --limit-nproc (pids controller), for root too
+    r = run_match(tmp, 'forker-cgroup',
+                  [('rnd0', None),
+                   ('forker', ['--mode', 'forker', '--count', '1000',
+                               '--ignore-term']),
+                   ('rnd2', None)],
+                  extra=['--limit-nproc', '64', '--limit-mem', '512',
+                         '--limit-as', '0'])
+    label = 'forker under --limit-mem 512 --limit-nproc 64'
+    if r.rc == 2 and 'no memory cgroup' in (r.err or ''):
+        print('skip forker-cgroup: %s' % short(r.err))
+    else:
+        check_common(r, label, 1, 'forker')
+        text = (read_text(os.path.join(r.piddir, 'forker.forked')) or
+                '').split()
+        made, err = (int(text[0]), int(text[1])) if len(text) == 2 else (-1, -1)
+        try:
+            pids = os.path.exists('/sys/fs/cgroup/pids/cgroup.procs') or \
+                'pids' in open('/sys/fs/cgroup/cgroup.controllers').read()
+        except OSError:
+            pids = False
+        if pids:
+            # the forker spends its own budget: it may then die itself
+            # (libzmq cannot start its threads), which costs only its seat
+            check(0 <= made < 64 and err == errno.EAGAIN,
+                  '%s: the pids controller stopped the forks below 64 (%d '
+                  'made, errno %d)%s' % (label, made, err,
+                                         ' as root' if root else ''))
+        else:
+            print('#   no pids controller here: the count is not checked')
 
     # children that leave the bot's process group and session
     r = run_match(tmp, 'forker-escape',
