@@ -459,6 +459,27 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
     listed = sorted(set(l for l in lines if l in ("alice", "carol")))
     check(listed == ["alice"], f"DIR/files shows the bot only its own "
           f"entry's directory ({listed})")
+    # an entry whose command names another entry's files cannot play: its
+    # matches are refused, so its validation fails, naming the command
+    os.makedirs(os.path.join(league, "files", "mallory"))
+    with open(os.path.join(league, "entries", "mallory.json"), "w") as f:
+        json.dump({"command": "lg/files/alice/bot.sh --book "
+                              "lg/files/carol/secret.bin"}, f)
+    lp = subprocess.Popen([LADDER, "league", "run", league, "--quiet"],
+                          env=env, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL, cwd=d)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and lp.poll() is None and \
+            not any(e["event"] == "failed" and "mallory" in json.dumps(e)
+                    for e in league_events(league)):
+        time.sleep(0.05)  # polling another process's files, with a deadline
+    lp.send_signal(signal.SIGTERM)
+    lp.wait(timeout=120)
+    failed = [e for e in league_events(league)
+              if e["event"] == "failed" and "mallory" in json.dumps(e)]
+    check(failed and "command" in json.dumps(failed[0]),
+          f"an entry naming another entry's files fails validation, the "
+          f"reason pointing at its command ({json.dumps(failed)[:300]})")
 
 print(f"test_sandbox: {failures} failed")
 sys.exit(1 if failures else 0)
