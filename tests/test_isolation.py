@@ -426,6 +426,15 @@ exec "$MAAT_RANDOM_BOT"
 '''
 
 
+def entrant_dirs(base, names):
+    """BASE/NAME/ for each name, holding weights.bin and a LOOKER bot.sh."""
+    for who in names:
+        os.makedirs(os.path.join(base, who))
+        with open(os.path.join(base, who, 'weights.bin'), 'w') as f:
+            f.write('the %s weights\n' % who)
+        script_file(os.path.join(base, who), 'bot.sh', LOOKER)
+
+
 def private_dirs(tmp):
     """--private-dirs (a league's matches have it): entrants share the
     machine, not their code -- a sandboxed bot cannot read the directories
@@ -433,11 +442,7 @@ def private_dirs(tmp):
     its weights), unless its own command names them too; bots in one
     directory still share it."""
     d = os.path.join(tmp, 'entries')
-    for who in ('alice', 'bob', 'team'):
-        os.makedirs(os.path.join(d, who))
-        with open(os.path.join(d, who, 'weights.bin'), 'w') as f:
-            f.write('the %s weights\n' % who)
-        script_file(os.path.join(d, who), 'bot.sh', LOOKER)
+    entrant_dirs(d, ('alice', 'bob', 'team'))
     script_file(os.path.join(d, 'team'), 'other.sh', LOOKER)
     look = 'alice/weights.bin bob/weights.bin team/weights.bin'
     env = sandboxed_env(MAAT_LOOK=look)
@@ -536,11 +541,7 @@ def private_option(tmp):
     names another's directory is refused."""
     d = os.path.join(tmp, 'owned')
     files = os.path.join(d, 'files')
-    for who in ('alice', 'bob', 'carol'):
-        os.makedirs(os.path.join(files, who))
-        with open(os.path.join(files, who, 'weights.bin'), 'w') as f:
-            f.write('the %s weights\n' % who)
-        script_file(os.path.join(files, who), 'bot.sh', LOOKER)
+    entrant_dirs(files, ('alice', 'bob', 'carol'))
     look = ' '.join('files/%s/weights.bin' % w for w in ('alice', 'bob',
                                                          'carol'))
     env = sandboxed_env(MAAT_LOOK=look)

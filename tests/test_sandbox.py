@@ -44,9 +44,7 @@ def start_league(league, env, entry, *new_args, cwd=None, **conf):
     json.dump(c, open(path, "w"))
     with open(os.path.join(league, "entries", entry[0] + ".json"), "w") as f:
         json.dump({"command": entry[1]}, f)
-    return subprocess.Popen([LADDER, "league", "run", league, "--quiet"],
-                            env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, cwd=cwd)
+    return run_league(league, env, cwd)
 
 
 def league_events(league):
@@ -54,12 +52,20 @@ def league_events(league):
     return [json.loads(x) for x in open(p)] if os.path.exists(p) else []
 
 
-def stop_when_judged(league, lp):
-    """Stop league process lp once its entry is ranked or failed (or after
-    two minutes, or when it ended by itself)."""
+def run_league(league, env, cwd):
+    """`maat-ladder league run` (quiet) in the background, from cwd."""
+    return subprocess.Popen([LADDER, "league", "run", league, "--quiet"],
+                            env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, cwd=cwd)
+
+
+def stop_when_judged(league, lp, entry=None):
+    """Stop league process lp once an entry (`entry`, or any) is ranked or
+    failed (or after two minutes, or when it ended by itself)."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline and lp.poll() is None and \
-            not any(e["event"] in ("ranked", "failed")
+            not any(e["event"] in ("ranked", "failed") and
+                    entry in (None, e.get("entry"))
                     for e in league_events(league)):
         time.sleep(0.05)  # polling another process's files, with a deadline
     lp.send_signal(signal.SIGTERM)
@@ -442,9 +448,7 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
     json.dump(c, open(path, "w"))
     with open(os.path.join(league, "entries", "alice.json"), "w") as f:
         json.dump({"command": "lg/files/alice/bot.sh"}, f)
-    lp = subprocess.Popen([LADDER, "league", "run", league, "--quiet"],
-                          env=env, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL, cwd=d)
+    lp = run_league(league, env, d)
     stop_when_judged(league, lp)
     logs = os.path.join(league, "logs")
     lines = [l.split("\t")[-1].strip()
@@ -465,16 +469,7 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
     with open(os.path.join(league, "entries", "mallory.json"), "w") as f:
         json.dump({"command": "lg/files/alice/bot.sh --book "
                               "lg/files/carol/secret.bin"}, f)
-    lp = subprocess.Popen([LADDER, "league", "run", league, "--quiet"],
-                          env=env, stdout=subprocess.DEVNULL,
-                          stderr=subprocess.DEVNULL, cwd=d)
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and lp.poll() is None and \
-            not any(e["event"] == "failed" and "mallory" in json.dumps(e)
-                    for e in league_events(league)):
-        time.sleep(0.05)  # polling another process's files, with a deadline
-    lp.send_signal(signal.SIGTERM)
-    lp.wait(timeout=120)
+    stop_when_judged(league, run_league(league, env, d), "mallory")
     failed = [e for e in league_events(league)
               if e["event"] == "failed" and "mallory" in json.dumps(e)]
     check(failed and "command" in json.dumps(failed[0]),
