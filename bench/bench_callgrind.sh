@@ -12,7 +12,7 @@
 # start-up (the dynamic loader, zmq contexts, spawning, hellos) cancels
 # out and what remains is the cost of one more decision:
 #  - referee: maat-referee as a user runs it (bots sandboxed when
-#    bubblewrap works, idle seats at nice 19), all its threads, with a
+#    bubblewrap works, idle priorities as by default), all its threads, with a
 #    ladder line per game, then also with --record (as maat-ladder run
 #    runs it: a record of every game);
 #  - bots: every seat's maat-random under callgrind (so without the

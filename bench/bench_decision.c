@@ -33,8 +33,9 @@
  *                  [--cpu N] [--sandbox on|off] [--seconds S]
  *
  * Bots run as maat-referee runs them by default: under bubblewrap when it
- * works here (--sandbox off: without), idle seats at nice 19 while another
- * decides (the referee's default; --ponder is not offered).
+ * works here (--sandbox off: without), idle seats at nice 19 once another's
+ * decision has lasted 1 ms (the referee's default; --ponder is not
+ * offered).
  * --cpu N pins this process, and so every process it starts, to CPU N:
  * the ping-pong and the match are one chain of work, and on one core they
  * run without cross-core wake-ups (which on this VM cost more than the
@@ -425,7 +426,7 @@ static void usage(FILE *f)
 "(the cheapest; fd waits as the referee does, bench-pingpong --help),\n"
 "seed 1, the random sample bot; programs from this build directory;\n"
 "bots sandboxed as maat-referee does when bubblewrap works (--sandbox off:\n"
-"not), idle seats at nice 19 while another decides.\n"
+"not), idle seats at nice 19 once another's decision lasts 1 ms.\n"
 "--cpu N runs everything (this process, the bots, the raw ping-pong) on CPU\n"
 "N only: one chain of work on one core, without cross-core wake-ups.\n"
 "--protocol 1: the bots (and the spies that measure the sizes) speak\n"
@@ -555,7 +556,7 @@ int main(int argc, char **argv)
     loadavg(la, sizeof la);
     printf("# bench-decision: %d-seat Pyramids, %s, referee match loop vs "
            "raw ZeroMQ, %d interleaved rounds, protocol version %d\n# bots %s, "
-           "idle seats at nice 19\n# load average at start: %s (%ld "
+           "idle seats at nice 19 from a decision's first ms\n# load average at start: %s (%ld "
            "cores)%s\n", seats, transport, rounds, protocol, sandbox ? "sandboxed (bubblewrap)" :
            "NOT sandboxed", la,
            sysconf(_SC_NPROCESSORS_ONLN), cpu >= 0 ? "; all on one CPU (--cpu)"

@@ -15,7 +15,7 @@
 # games and 2 games; 2200 and 200 raw round trips) divided by the
 # difference of their decisions, so start-up cancels out.  Counted: the
 # referee process (maat-referee as a user runs it, bots sandboxed when
-# bubblewrap works, idle seats at nice 19) and its threads (libzmq's I/O
+# bubblewrap works, idle priorities as by default) and its threads (libzmq's I/O
 # thread included), not the bots; the raw ROUTER process and its threads,
 # not the DEALER.  strace slows every process down, so the bots answer
 # later than they would: the counts are those of a decision that waits.

@@ -397,8 +397,8 @@ int match_restart_bots(match *m, maat_error *err)
         b->dead_detail[0] = 0;
         b->rid_len = 0;
         b->first_done = 0; /* a new process: the first decision's time */
+        b->lowered = 0;    /* and the referee's priority */
     }
-    m->turn = NULL;
     int rc = start_bots(m, m->game_index + 1, err);
     if (rc == MAAT_OK)
         rc = match_await_hellos(m, err);
@@ -407,36 +407,57 @@ int match_restart_bots(match *m, maat_error *err)
 
 /* Priorities of whole process groups (every thread of every process a bot
  * started, as long as it stayed in the group; a sandboxed bot shares its
- * group with its bubblewrap processes): the deciding bot's at
- * nice 0, the others' at nice 19.  Only changed when the turn passes to
- * another bot, and then only the two bots concerned (two system calls a
- * turn whatever the seat count): the others are at 19 already, since the
- * first turn after the bots started (m->turn NULL) set every one.
- * Lowering a nice value needs root (or RLIMIT_NICE); where it is refused,
- * the referee says so once and leaves every bot at 0. */
+ * group with its bubblewrap processes).  A decision that has lasted
+ * MATCH_LOWER_AFTER_MS lowers every other bot to nice 19
+ * (match_lower_idle); a lowered bot is raised to nice 0 when its own turn
+ * comes (match_give_turn), and stays there until a decision of another
+ * lasts that long again.
+ *
+ * Why not at every turn, as before: the two setpriority calls a turn,
+ * each taking the run-queue lock of every task in a bot's group, cost
+ * ~10 % of the referee's CPU a decision between bots that answer at once
+ * (docs/PERFORMANCE.md, "Idle priorities when they matter"), and there
+ * they protect nothing: an idle bot that computes can take the deciding
+ * bot's CPU only by making its decision wait, and from the first
+ * millisecond of a decision on, every idle bot is low.  Between bots that
+ * think, the calls are the same as before: the bot that just decided is
+ * lowered a millisecond into the next one's turn, and raised at its own.
+ *
+ * Lowering a nice value needs root (or RLIMIT_NICE); where raising is
+ * refused, the referee says so once and leaves every bot at 0. */
+static void set_priority(match *m, match_bot *b, int low)
+{
+    if (!b->proc || b->lowered == low)
+        return;
+    b->lowered = low;
+    if (setpriority(PRIO_PGRP, (id_t)maat_proc_bot_pgid(b->proc),
+                    low ? 19 : 0) == 0 || low ||
+        (errno != EACCES && errno != EPERM))
+        return;
+    match_say(m, "cannot restore a bot's priority (needs root or "
+              "RLIMIT_NICE 20): idle bots keep full priority");
+    m->turn_disabled = 1;
+    for (int i = 0; i < m->n; i++) /* as far as we may: nobody low */
+        if (m->bot[i].proc) {
+            (void)setpriority(PRIO_PGRP,
+                              (id_t)maat_proc_bot_pgid(m->bot[i].proc), 0);
+            m->bot[i].lowered = 0;
+        }
+}
+
 void match_give_turn(match *m, match_bot *b)
 {
-    if (m->c->ponder || m->turn_disabled || m->turn == b)
+    if (!m->c->ponder && !m->turn_disabled)
+        set_priority(m, b, 0);
+}
+
+void match_lower_idle(match *m, match_bot *b)
+{
+    if (m->c->ponder || m->turn_disabled)
         return;
-    match_bot *prev = m->turn;
-    m->turn = b;
-    for (int i = 0; i < m->n; i++) {
-        match_bot *o = &m->bot[i];
-        if (!o->proc || o == b || (prev && o != prev))
-            continue;
-        (void)setpriority(PRIO_PGRP, (id_t)maat_proc_bot_pgid(o->proc), 19);
-    }
-    if (b && b->proc &&
-        setpriority(PRIO_PGRP, (id_t)maat_proc_bot_pgid(b->proc), 0) != 0 &&
-        (errno == EACCES || errno == EPERM)) {
-        match_say(m, "cannot restore a bot's priority (needs root or "
-                  "RLIMIT_NICE 20): idle bots keep full priority");
-        m->turn_disabled = 1;
-        for (int i = 0; i < m->n; i++) /* as far as we may: nobody low */
-            if (m->bot[i].proc)
-                (void)setpriority(PRIO_PGRP,
-                                  (id_t)maat_proc_bot_pgid(m->bot[i].proc), 0);
-    }
+    for (int i = 0; i < m->n; i++)
+        if (&m->bot[i] != b)
+            set_priority(m, &m->bot[i], 1);
 }
 
 /* DIR/<match id>-<game index>-<bot>.log: one log per bot and game, so no

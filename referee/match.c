@@ -255,9 +255,16 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
     if (base)
         start = *base;
     pid_t pid = b->proc ? maat_proc_bot_pid(b->proc) : 0;
+    /* a decision that lasts a millisecond: the idle bots are lowered */
+    int64_t lower = m->c->ponder ? INT64_MAX
+                                 : t0 + MATCH_LOWER_AFTER_MS * 1000000;
     m->pending_action_ok = 0;
     while (!m->pending_action_ok && !b->out && !m->interrupted) {
         int64_t now = maat_now_ns();
+        if (now >= lower) {
+            match_lower_idle(m, b);
+            lower = INT64_MAX;
+        }
         if (!sampled && now >= limit) {
             maat_fair_sample_take(&start, pid, 0);
             sampled = 1;
@@ -302,7 +309,8 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
             match_wait_input(m, 0); /* what came while it sampled */
             break;
         }
-        match_wait_input(m, sampled ? look : limit);
+        int64_t until = sampled ? look : limit;
+        match_wait_input(m, until < lower ? until : lower);
     }
     return credit;
 }
@@ -339,11 +347,11 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
         maat_fair_sample_quick(&base, &m->fair_self, &b->fair_watch,
                                b->proc ? maat_proc_bot_pid(b->proc) : 0);
     if (!b->out && match_send_request(m, b, d, legal, n_legal) == 0) {
-        /* The bot's CPU clock is read and the priorities change while the
-         * request travels (libzmq's I/O thread writes it; the bot wakes
-         * later): three system calls that before the send lay on every
-         * round trip (issue 19; docs/PERFORMANCE.md, "Off the round
-         * trip"). */
+        /* The bot's CPU clock is read, and its priority restored if a
+         * long decision of another lowered it, while the request travels
+         * (libzmq's I/O thread writes it; the bot wakes later): system
+         * calls that before the send lay on every round trip (issue 19;
+         * docs/PERFORMANCE.md, "Off the round trip"). */
         cpu0 = timed_cpu ? maat_proc_cpu_ns(b->proc) : 0;
         match_give_turn(m, b);
         int64_t allowed = match_base_ms(m, b) + b->bank_ms;

@@ -44,6 +44,7 @@ typedef struct match_bot {
     int dead_kind;        /* fault kind that killed it */
     char dead_detail[480];
     int first_done;       /* has had its first decision (load allowance) */
+    int lowered;          /* its process group at nice 19 (bots.c) */
     int version;          /* protocol version agreed in the hello: 1-3 */
     /* per game */
     int seat;
@@ -143,7 +144,6 @@ typedef struct match {
     const maat_action *cur_legal;
     int cur_n_legal;
     char match_id[MAAT_MAX_MATCH_ID + 1];
-    match_bot *turn;    /* whose processes run at normal priority */
     /* sandboxes: what the referee writes, hidden from the bots */
     char hide_buf[MATCH_HIDES][1024];
     char *hide[MATCH_HIDES + 1];
@@ -205,10 +205,14 @@ void match_tag_logs(match *m);
 /* --fresh-bots, between games: bye, stop every bot, start new processes
  * with new tokens and wait for their hellos. */
 int match_restart_bots(match *m, maat_error *err);
-/* The turn of bot b: its processes get the normal priority, every other
- * spawned bot's the lowest, so an idle bot cannot take the deciding bot's
- * CPU (unless --ponder). */
+/* The turn of bot b: if it was lowered, its processes get the normal
+ * priority back (not with --ponder; bots.c says when bots are lowered). */
 void match_give_turn(match *m, match_bot *b);
+/* Bot b's decision has lasted MATCH_LOWER_AFTER_MS: every other spawned
+ * bot's processes get the lowest priority, so an idle bot cannot take the
+ * deciding bot's CPU (not with --ponder). */
+#define MATCH_LOWER_AFTER_MS 1
+void match_lower_idle(match *m, match_bot *b);
 
 /* results.c */
 void match_fault(match *m, match_bot *b, int kind, const char *fmt, ...)

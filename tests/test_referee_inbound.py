@@ -544,6 +544,16 @@ def bot_pid(marker, name):
     return None
 
 
+def stop(ref):
+    """End the referee (it stops its bots), killing it if it takes 30 s."""
+    ref.terminate()
+    try:
+        ref.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        ref.kill()
+        ref.wait()
+
+
 def sandbox_works():
     """Does bubblewrap run here (the referee's --sandbox)?"""
     try:
@@ -556,9 +566,10 @@ def sandbox_works():
 
 def idle_priority(tmp, ponder, seats=2, sandbox=False):
     """While the slow bot decides, the other bots run at nice 19 (not with
-    --ponder).  Needs root: lowering a nice value back is privileged.  With
-    3 seats the slow bot sits last, so the turn has passed between the
-    others first (only the bot whose turn ends is lowered then).  Sandboxed,
+    --ponder): a decision that lasts a millisecond lowers them.  Needs root:
+    lowering a nice value back is privileged.  With 3 seats the slow bot
+    sits last, so the others have decided first (at once: not lowered
+    then, but by the slow one's decision).  Sandboxed,
     the bot itself is niced, not only bubblewrap (its new session is a
     process group of its own)."""
     label = 'turn priority, %d seats' % seats + (' with --ponder' if ponder
@@ -610,12 +621,43 @@ def idle_priority(tmp, ponder, seats=2, sandbox=False):
                   '%s: idle bot %s runs at nice %s while the slow one decides'
                   % (label, name, nice))
     finally:
-        ref.terminate()
-        try:
-            ref.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            ref.kill()
-            ref.wait()
+        stop(ref)
+
+
+def turn_raises(tmp):
+    """Two bots that each take 300 ms: the one deciding runs at nice 0,
+    the other at 19 -- lowered a millisecond into the other's decision,
+    raised again when its own turn comes, game after game.  Needs root."""
+    label = 'turn priority, both slow'
+    if os.geteuid() != 0:
+        print('skip %s: not root' % label)
+        return
+    marker = 'raise-%d' % os.getpid()
+    env = dict(os.environ, MAAT_TEST_MARKER=marker)
+    cmd = [REFEREE, '--fixed-seats', '--seed', '1', '--time', '60000',
+           '--first-time', '60000', '--games', '1000']
+    for name in ('a', 'b'):
+        cmd += ['--bot', '%s=%s --mode slow --delay 300' % (name, HOSTILE)]
+    ref = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True)
+    seen = set()
+    try:
+        deadline = time.monotonic() + 60
+        pids = {}
+        while len(pids) < 2 and time.monotonic() < deadline:
+            pids = {n: bot_pid(marker, n) for n in ('a', 'b')}
+            pids = {n: p for n, p in pids.items() if p}
+            time.sleep(0.01)
+        # each state lasts most of a 300 ms decision: sampled every 10 ms
+        while len(seen & {(0, 19), (19, 0)}) < 2 and \
+                time.monotonic() < deadline and ref.poll() is None:
+            seen.add((nice_of(pids.get('a')), nice_of(pids.get('b'))))
+            time.sleep(0.01)
+    finally:
+        stop(ref)
+    check((0, 19) in seen and (19, 0) in seen,
+          '%s: a deciding at nice 0 with b at 19, and then the other way '
+          'round (seen: %s)' % (label, sorted(seen, key=str)))
 
 
 def main():
@@ -637,6 +679,7 @@ def main():
         idle_priority(tmp, True)
         idle_priority(tmp, False, seats=3)
         idle_priority(tmp, False, sandbox=True)
+        turn_raises(tmp)
     return report(t0)
 
 
