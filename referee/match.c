@@ -139,7 +139,17 @@ static int read_socket(match *m, int cap)
  * rest dry before it waits again.  Nothing that arrived is left unread
  * while we sleep, and a flood is read MATCH_READ_CAP at a time, the
  * caller checking its clock in between. */
+static void wait_input(match *m, int64_t deadline_ns, int look_at_end);
+
 void match_wait_input(match *m, int64_t deadline_ns)
+{
+    wait_input(m, deadline_ns, 1);
+}
+
+/* look_at_end: a wait that runs out is a reason to look at the bots'
+ * processes (a bot that does not answer may have died) -- not when the
+ * deadline is only the moment to lower the idle bots */
+static void wait_input(match *m, int64_t deadline_ns, int look_at_end)
 {
     struct pollfd fds[3 + MAAT_MAX_SEATS];
     int n = 0;
@@ -171,7 +181,7 @@ void match_wait_input(match *m, int64_t deadline_ns)
      * on a pipe, a wait that ran out, or 200 ms since the last look (a
      * process can end without a SIGCHLD reaching us, e.g. a grandchild
      * holding the pipe). */
-    int look = (rc == 0 && !got) ||
+    int look = (rc == 0 && !got && look_at_end) ||
                maat_now_ns() - m->processes_checked_ns > 200000000;
     for (int i = pipes; i < n; i++)
         look |= rc > 0 && fds[i].revents != 0;
@@ -310,7 +320,10 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
             break;
         }
         int64_t until = sampled ? look : limit;
-        match_wait_input(m, until < lower ? until : lower);
+        if (lower < until)
+            wait_input(m, lower, 0);
+        else
+            match_wait_input(m, until);
     }
     return credit;
 }
