@@ -7,7 +7,7 @@
 #
 #   bench/bench_series.sh [--build DIR] [--base DIR] [--seats N]
 #                         [--games G] [--pairs P] [--cpu N]
-#                         [--arg ARG]... [--base-arg ARG]...
+#                         [--arg ARG]... [--base-arg ARG]... [--bots-cpu]
 #
 # --build: the build measured (default build-bench, a release build:
 # meson setup build-bench --buildtype=release); --base: a second build
@@ -18,7 +18,10 @@
 # wake-ups that on this VM cost more than the work itself; --arg: one
 # more argument for every referee run, --base-arg: for the base's runs
 # only (--base-arg alone runs --build as the base too: e.g. --base-arg
-# --ponder measures what the idle bots' priorities cost).
+# --ponder measures what the idle bots' priorities cost); --bots-cpu: also
+# the bots' CPU a decision of their own, from the summary's cpu ms column
+# (the referee then runs without --quiet, and reads each deciding bot's
+# CPU clock twice a decision for it: its own numbers include those calls).
 #
 # CPU is the referee's user + system time as /usr/bin/time gives it
 # (getrusage of the process and the children it waited for), divided by
@@ -39,6 +42,7 @@ pairs=3
 cpu=
 args=()
 base_args=()
+bots_cpu=0
 while [ $# -gt 0 ]; do
     case "$1" in
         --build) build=$(cd "$2" && pwd); shift 2 ;;
@@ -49,7 +53,8 @@ while [ $# -gt 0 ]; do
         --cpu) cpu="$2"; shift 2 ;;
         --arg) args+=("$2"); shift 2 ;;
         --base-arg) base_args+=("$2"); shift 2 ;;
-        -h|--help) sed -n '2,25p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        --bots-cpu) bots_cpu=1; shift ;;
+        -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
         *) echo "bench_series.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
 done
@@ -74,7 +79,10 @@ pin=()
 echo "# bench_series: $seats seats, $games games a run, $pairs pair(s)${cpu:+, pinned to CPU $cpu}; load average $(cut -d' ' -f1-3 /proc/loadavg)"
 [ -n "$base" ] && echo "# base:  $base ${base_args[*]-} ${args[*]-}"
 echo "# build: $build ${args[*]-}"
+quiet=(--quiet)
+[ "$bots_cpu" = 1 ] && quiet=()
 echo "# run    cpu_us/decision (user + sys)   wall_us/decision   decisions"
+[ "$bots_cpu" = 1 ] && echo "#        (then: the bots' cpu_us a decision of their own)"
 for i in $(seq "$pairs"); do
     for which in ${base:+base} build; do
         if [ "$which" = base ]; then
@@ -88,7 +96,7 @@ for i in $(seq "$pairs"); do
         done
         rm -f "$tmp/ladder" "$tmp/time"
         "${pin[@]}" /usr/bin/time -o "$tmp/time" -f "%U %S %e" \
-            "$b/referee/maat-referee" --quiet --games "$games" --seed "$i" \
+            "$b/referee/maat-referee" "${quiet[@]}" --games "$games" --seed "$i" \
             --ladder "$tmp/ladder" "${extra[@]}" "${bots[@]}" >/dev/null 2>"$tmp/err" || {
             echo "bench_series.sh: the referee failed:" >&2
             cat "$tmp/err" >&2
@@ -97,17 +105,34 @@ for i in $(seq "$pairs"); do
         d=$("$py" -c 'import json, sys
 print(sum(json.loads(l)["decisions"] for l in open(sys.argv[1])))' "$tmp/ladder")
         read -r u s e < <(tail -1 "$tmp/time")
-        awk -v b="$which" -v u="$u" -v s="$s" -v e="$e" -v d="$d" 'BEGIN {
-            printf "%-6s %6.2f (%5.2f + %5.2f)        %8.2f   %9d\n", b,
-                   (u + s) * 1e6 / d, u * 1e6 / d, s * 1e6 / d, e * 1e6 / d, d }' |
-            tee -a "$tmp/rows"
+        bc=-1
+        if [ "$bots_cpu" = 1 ]; then
+            # the summary's rows: "maat-referee: rK decisions mean max cpu"
+            bc=$("$py" -c 'import re, sys
+d = c = 0
+for l in open(sys.argv[1]):
+    m = re.match(r"maat-referee: r\d+\s+(\d+)\s+\S+\s+\S+\s+(\S+)\s*$", l)
+    if m:
+        d += int(m.group(1)); c += float(m.group(2))
+print("%.2f" % (c * 1000 / d) if d else -1)' "$tmp/err")
+        fi
+        awk -v b="$which" -v u="$u" -v s="$s" -v e="$e" -v d="$d" -v bc="$bc" 'BEGIN {
+            printf "%-6s %6.2f (%5.2f + %5.2f)        %8.2f   %9d", b,
+                   (u + s) * 1e6 / d, u * 1e6 / d, s * 1e6 / d, e * 1e6 / d, d
+            if (bc >= 0) printf "   %6.2f", bc
+            printf "\n"
+            printf "%s %f %f %s\n", b, (u + s) * 1e6 / d, e * 1e6 / d, bc \
+                > "/dev/stderr" }' 2>>"$tmp/rows"
     done
 done
 echo "# medians over the pairs"
 for which in ${base:+base} build; do
     grep "^$which " "$tmp/rows" | "$py" -c 'import statistics, sys
 rows = [l.split() for l in sys.stdin]
-print("%-6s cpu %6.2f us  wall %7.2f us  (%d runs)" % (sys.argv[1],
+bots = ""
+if float(rows[0][3]) >= 0:
+    bots = "  bots %6.2f us" % statistics.median(float(r[3]) for r in rows)
+print("%-6s cpu %6.2f us  wall %7.2f us%s  (%d runs)" % (sys.argv[1],
       statistics.median(float(r[1]) for r in rows),
-      statistics.median(float(r[-2]) for r in rows), len(rows)))' "$which"
+      statistics.median(float(r[2]) for r in rows), bots, len(rows)))' "$which"
 done
