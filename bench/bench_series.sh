@@ -116,13 +116,13 @@ for l in open(sys.argv[1]):
         d += int(m.group(1)); c += float(m.group(2))
 print("%.2f" % (c * 1000 / d) if d else -1)' "$tmp/err")
         fi
-        awk -v b="$which" -v u="$u" -v s="$s" -v e="$e" -v d="$d" -v bc="$bc" 'BEGIN {
-            printf "%-6s %6.2f (%5.2f + %5.2f)        %8.2f   %9d", b,
-                   (u + s) * 1e6 / d, u * 1e6 / d, s * 1e6 / d, e * 1e6 / d, d
-            if (bc >= 0) printf "   %6.2f", bc
-            printf "\n"
-            printf "%s %f %f %s\n", b, (u + s) * 1e6 / d, e * 1e6 / d, bc \
-                > "/dev/stderr" }' 2>>"$tmp/rows"
+        read -r cpu_us user_us sys_us wall_us < <(awk -v u="$u" -v s="$s" \
+            -v e="$e" -v d="$d" 'BEGIN { printf "%.2f %.2f %.2f %.2f\n",
+            (u + s) * 1e6 / d, u * 1e6 / d, s * 1e6 / d, e * 1e6 / d }')
+        printf "%-6s %6s (%5s + %5s)        %8s   %9d%s\n" "$which" "$cpu_us" \
+            "$user_us" "$sys_us" "$wall_us" "$d" \
+            "$([ "$bc" = -1 ] || printf '   %6s' "$bc")"
+        echo "$which $cpu_us $wall_us $bc" >> "$tmp/rows"
     done
 done
 echo "# medians over the pairs"

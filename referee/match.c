@@ -265,9 +265,11 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
     if (base)
         start = *base;
     pid_t pid = b->proc ? maat_proc_bot_pid(b->proc) : 0;
-    /* a decision that lasts a millisecond: the idle bots are lowered */
-    int64_t lower = m->c->ponder ? INT64_MAX
-                                 : t0 + MATCH_LOWER_AFTER_MS * 1000000;
+    /* a decision that lasts a millisecond: the idle bots are lowered
+     * (no wake-up for it where priorities are off or cannot be restored) */
+    int64_t lower = m->c->ponder || m->turn_disabled
+                        ? INT64_MAX
+                        : t0 + MATCH_LOWER_AFTER_MS * 1000000;
     m->pending_action_ok = 0;
     while (!m->pending_action_ok && !b->out && !m->interrupted) {
         int64_t now = maat_now_ns();
