@@ -185,30 +185,73 @@ static int needed(const char *dir, const char *cwd, const char *cmd,
     return 0;
 }
 
-/* Cut word w (a command's word) to its top directory under /tmp
- * (/tmp/X of /tmp/X/...) and say whether that exists: the sandbox binds
- * it back into the bot's private /tmp, whole, because a program's
- * libraries are often beside it (RUNPATH $ORIGIN/..). */
-static int tmp_top_dir(char *w)
+/* The entries of /tmp (/tmp/X: a file or a directory, whole) that the
+ * paths a command names lie in -- its program, its script, a
+ * --file=PATH; as named and resolved (a link, ".."), a relative one from
+ * the working directory.  The sandbox binds them back into the bot's
+ * private /tmp, read-only: a program's libraries are often beside it
+ * (RUNPATH $ORIGIN/..), and a program directly in /tmp is its own entry
+ * (it once was not bound: the bot could not start and was charged
+ * no_hello).  A path inside a working directory under /tmp is not
+ * counted: that directory is bound back itself. */
+#define MAX_TMP_ENTRIES 16
+
+typedef struct tmp_entries {
+    int n;
+    char path[MAX_TMP_ENTRIES][PATH_MAX];
+} tmp_entries;
+
+static void tmp_entry_add(tmp_entries *t, const char *path, const char *cwd)
 {
-    char *slash = strncmp(w, "/tmp/", 5) == 0 ? strchr(w + 5, '/') : NULL;
-    if (!slash)
-        return 0;
-    *slash = 0;
-    return access(w, F_OK) == 0;
+    char top[PATH_MAX];
+    if (strncmp(path, "/tmp/", 5) != 0 || t->n == MAX_TMP_ENTRIES ||
+        (contains("/tmp", cwd) && contains(cwd, path)))
+        return;
+    snprintf(top, sizeof top, "%s", path);
+    char *slash = strchr(top + 5, '/');
+    if (slash)
+        *slash = 0;
+    if (!strcmp(top + 5, "") || !strcmp(top + 5, ".") ||
+        !strcmp(top + 5, "..") || access(top, F_OK) != 0)
+        return;
+    for (int i = 0; i < t->n; i++)
+        if (!strcmp(t->path[i], top))
+            return;
+    snprintf(t->path[t->n++], PATH_MAX, "%s", top);
+}
+
+static void find_tmp_entries(const char *cmd, const char *cwd, tmp_entries *t)
+{
+    char words[4096];
+    t->n = 0;
+    snprintf(words, sizeof words, "%s", cmd);
+    for (char *save = NULL, *word = strtok_r(words, " \t\"'", &save); word;
+         word = strtok_r(NULL, " \t\"'", &save)) {
+        for (int value = 0; value < 2; value++) {
+            char path[5200], real[PATH_MAX];
+            const char *w = word_path(word, value);
+            if (!w)
+                continue;
+            snprintf(path, sizeof path, "%s%s%s", w[0] == '/' ? "" : cwd,
+                     w[0] == '/' ? "" : "/", w);
+            tmp_entry_add(t, path, cwd);
+            if (realpath(path, real))
+                tmp_entry_add(t, real, cwd);
+        }
+    }
 }
 
 /* Is `path` (under /tmp) inside something the sandbox binds back into the
- * bot's private /tmp: the working directory or a program's top directory? */
+ * bot's private /tmp: the working directory or an entry its command
+ * names (find_tmp_entries)? */
 static int bound_back(const char *path, const char *cwd, const char *cmd)
 {
     if (contains("/tmp", cwd) && contains(cwd, path))
         return 1;
-    char words[4096];
-    snprintf(words, sizeof words, "%s", cmd);
-    for (char *save = NULL, *w = strtok_r(words, " \t\"'", &save); w;
-         w = strtok_r(NULL, " \t\"'", &save))
-        if (tmp_top_dir(w) && contains(w, path))
+    tmp_entries t; /* 64 KiB: the referee's stack has 8 MiB */
+    find_tmp_entries(cmd, cwd, &t);
+    for (int i = 0; i < t.n; i++)
+        if (contains(t.path[i], path))
             return 1;
     return 0;
 }
@@ -362,17 +405,14 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
         add_quoted(out, len, cwd);
         add_quoted(out, len, cwd);
     }
-    /* programs named by absolute path under /tmp stay reachable too
-     * (read-only): e.g. a bot built in a clone under /tmp */
-    char words[4096];
-    snprintf(words, sizeof words, "%s", cmd);
-    for (char *save = NULL, *w = strtok_r(words, " \t\"'", &save); w;
-         w = strtok_r(NULL, " \t\"'", &save)) {
-        if (!tmp_top_dir(w))
-            continue;
+    /* what the command names under /tmp stays reachable too (read-only):
+     * e.g. a bot built in a clone under /tmp, or compiled to /tmp/bot */
+    tmp_entries entries;
+    find_tmp_entries(cmd, cwd, &entries);
+    for (int i = 0; i < entries.n; i++) {
         add(out, len, "--ro-bind");
-        add_quoted(out, len, w);
-        add_quoted(out, len, w);
+        add_quoted(out, len, entries.path[i]);
+        add_quoted(out, len, entries.path[i]);
     }
     /* What the referee writes (records, ladder, logs, the tournament's
      * state) is hidden: an empty directory or an empty file in its place.

@@ -142,6 +142,45 @@ exec {RANDOM}
     check(p.returncode == 0 and r["faults"] == [],
           "--sandbox with a tcp endpoint: sandboxed bots play through their "
           "own socket files")
+    # Programs under /tmp are bound back into the bot's private /tmp
+    # (read-only), which stays writable: one directly in /tmp (a bot
+    # compiled to /tmp/bot was once not bound, could not start, and was
+    # charged no_hello), one in a directory there, and one named through
+    # '..' from the working directory.
+    top = f"/tmp/maat-sandbox-top-{os.getpid()}.sh"
+    sub = tempfile.mkdtemp(prefix="maat-sandbox-dir-", dir="/tmp")
+    run = os.path.join(d, "run")
+    os.makedirs(run)
+    try:
+        for path in (top, os.path.join(sub, "bot.sh")):
+            with open(path, "w") as f:
+                f.write("#!/bin/sh\necho x > /tmp/maat-scratch-$$ && "
+                        f"echo TMP-WRITABLE\nexec {RANDOM}\n")
+            os.chmod(path, 0o755)
+        logs3, rec3 = os.path.join(d, "logs3"), os.path.join(d, "tmp.json")
+        p = subprocess.run([REF, "--sandbox", "--hello-time", "60000",
+                            "--time", "5000", "--first-time", "20000",
+                            "--bot", f"top={top}",
+                            "--bot", f"sub={os.path.join(sub, 'bot.sh')}",
+                            "--bot", f"rel={os.path.relpath(top, run)}",
+                            "--log-dir", logs3, "--record", rec3, "--quiet"],
+                           cwd=run, capture_output=True, text=True,
+                           timeout=120)
+        r = json.load(open(rec3)) if os.path.exists(rec3) else {"faults": [1]}
+        check(p.returncode == 0 and r["faults"] == [],
+              "programs in /tmp, in a directory there, and named through "
+              f"'..': every bot starts and plays (exit {p.returncode}) "
+              f"{json.dumps(r['faults'])[:300]}")
+        writable = [n for n in ("top", "sub", "rel")
+                    if any(f.endswith(f"-{n}.log") and "TMP-WRITABLE" in
+                           open(os.path.join(logs3, f)).read()
+                           for f in os.listdir(logs3))] \
+            if os.path.isdir(logs3) else []
+        check(writable == ["top", "sub", "rel"],
+              f"and each can write its private /tmp: {writable}")
+    finally:
+        os.unlink(top)
+        shutil.rmtree(sub)
 
 # No terminal reaches a sandboxed bot, even when the referee has one (a
 # controlling terminal, here a pseudo-terminal): none of its descriptors
