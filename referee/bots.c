@@ -81,8 +81,11 @@ static maat_proc *spawn_bot(const maat_match_config *c, const char *cmd,
     return p;
 }
 
-/* Start every bot, for game `game` of the series (its logs). */
-static int start_bots(match *m, int game, maat_error *err)
+/* Start every bot, for game `game` of the series (its logs), the host's
+ * Unix sockets in `host_sockets` (or NULL) and each sandbox's command
+ * written in `boxed` (MATCH_BOXED_MAX bytes). */
+static int start_bots_with(match *m, int game, char **host_sockets,
+                           char *boxed, maat_error *err)
 {
     const maat_match_config *c = m->c;
     for (int i = 0; i < m->n; i++) {
@@ -142,7 +145,6 @@ static int start_bots(match *m, int game, maat_error *err)
                      strncmp(b->spec->command, "exec ", 5) != 0;
         snprintf(cmd, sizeof cmd, "%s%s", simple ? "exec " : "",
                  b->spec->command);
-        char boxed[9000];
         if (c->sandbox) {
             if (maat_proc_check_program(b->spec->command, err)) {
                 char why[sizeof err->msg];
@@ -183,23 +185,25 @@ static int start_bots(match *m, int game, maat_error *err)
             }
             own[n_own] = not_own[n_not] = NULL;
             maat_sandbox sb = {sock, (const char *const *)m->hide,
-                               c->sandbox_tmp_mb << 20, others, own, not_own};
+                               c->sandbox_tmp_mb << 20, others, own, not_own,
+                               (const char *const *)host_sockets};
             if (maat_sandbox_command(&sb, b->spec->command, boxed,
-                                     sizeof boxed, &unhidden))
+                                     MATCH_BOXED_MAX, &unhidden))
                 return maat_error_set(err, MAAT_EINVAL, "bot %s: its command "
                                       "is too long for the sandbox (4000 "
-                                      "bytes at most)", b->spec->name);
+                                      "bytes at most, with the paths it "
+                                      "must hide)", b->spec->name);
             if (unhidden && unhideable(m, unhidden, b, err))
                 return err->code;
             /* what the bot will see, for an organiser checking a layout
              * (no secret in it: the token is in the environment) */
             if (c->verbose)
                 match_say(m, "bot %s runs as: %s", b->spec->name, boxed);
-            snprintf(cmd, sizeof cmd, "%s", boxed);
         }
         if (c->log_dir)
             match_log_path(m, b, game, log, sizeof log);
-        b->proc = spawn_bot(c, cmd, env, c->log_dir ? log : NULL, err);
+        b->proc = spawn_bot(c, c->sandbox ? boxed : cmd, env,
+                            c->log_dir ? log : NULL, err);
         if (!b->proc) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);
@@ -208,6 +212,22 @@ static int start_bots(match *m, int game, maat_error *err)
         }
     }
     return MAAT_OK;
+}
+
+/* start_bots_with, the host's sockets read once for all the seats */
+static int start_bots(match *m, int game, maat_error *err)
+{
+    char **host_sockets = NULL, *boxed = NULL;
+    if (m->c->sandbox && (!(host_sockets = maat_sandbox_host_sockets()) ||
+                          !(boxed = malloc(MATCH_BOXED_MAX)))) {
+        maat_sandbox_sockets_free(&host_sockets);
+        return maat_error_set(err, MAAT_ENOMEM, "out of memory starting "
+                              "the bots");
+    }
+    int rc = start_bots_with(m, game, host_sockets, boxed, err);
+    maat_sandbox_sockets_free(&host_sockets);
+    free(boxed);
+    return rc;
 }
 
 int match_start_bots(match *m, maat_error *err)

@@ -326,7 +326,7 @@ char **maat_proc_words(const char *cmd)
                                 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                 "0123456789_./,:+@%=-";
     size_t len = strlen(cmd);
-    if (len > 16000)
+    if (len > (1 << 20)) /* a sandbox's command: MATCH_BOXED_MAX */
         return NULL;
     /* a word takes a byte and a blank at least, '' two: n <= len/2 + 1;
      * the words' text is never longer than the command's */

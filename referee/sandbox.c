@@ -328,6 +328,46 @@ static void hide_others(char *out, size_t len, const char *cwd,
     }
 }
 
+char **maat_sandbox_host_sockets(void)
+{
+    char **list = calloc(MAAT_SANDBOX_MAX_SOCKETS + 1, sizeof *list);
+    FILE *f = list ? fopen("/proc/net/unix", "re") : NULL;
+    char line[512];
+    int n = 0;
+    while (f && n < MAAT_SANDBOX_MAX_SOCKETS && fgets(line, sizeof line, f)) {
+        /* "Num RefCount Protocol Flags Type St Inode Path": the path is
+         * what follows the seventh field (abstract ones start with '@') */
+        char *p = line, real[PATH_MAX];
+        for (int field = 0; field < 7 && *p; field++) {
+            p += strspn(p, " ");
+            p += strcspn(p, " \n");
+        }
+        p += strspn(p, " ");
+        p[strcspn(p, "\n")] = 0;
+        struct stat st;
+        if (p[0] != '/' || !realpath(p, real) || lstat(real, &st) != 0 ||
+            !S_ISSOCK(st.st_mode))
+            continue;
+        int seen = 0; /* each accepted connection lists its path again */
+        for (int i = 0; i < n && !seen; i++)
+            seen = !strcmp(list[i], real);
+        if (!seen && !(list[n] = strdup(real)))
+            break;
+        n += !seen;
+    }
+    if (f)
+        fclose(f);
+    return list;
+}
+
+void maat_sandbox_sockets_free(char ***list)
+{
+    for (int i = 0; *list && (*list)[i]; i++)
+        free((*list)[i]);
+    free(*list);
+    *list = NULL;
+}
+
 int maat_sandbox_needs(const char *dir, const char *cmd)
 {
     char cwd[1024];
@@ -396,7 +436,8 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
      * D-Bus, systemd, a user's runtime directory), and a read-only mount
      * does not stop connect() -- a bot of a referee run as root could
      * have talked to Docker.  Kept when the bot runs from there. */
-    if (!needed("/run", cwd, cmd, NULL))
+    int run_emptied = !needed("/run", cwd, cmd, NULL);
+    if (run_emptied)
         add(out, len, "--size 4096 --tmpfs /run");
     /* The referee's directory stays reachable even when it is under /tmp,
      * read-only like the rest. */
@@ -413,6 +454,24 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
         add(out, len, "--ro-bind");
         add_quoted(out, len, entries.path[i]);
         add_quoted(out, len, entries.path[i]);
+    }
+    /* The host's other Unix sockets the bot would see: the same reason
+     * as /run, wherever else a daemon listens (a socket the command names
+     * is the organiser's choice, and stays).  The referee's own, for the
+     * seats, are under a directory covered below. */
+    char sockets[1024];
+    snprintf(sockets, sizeof sockets, "%s", sb->socket_path);
+    char *last = strrchr(sockets, '/');
+    if (last && last != sockets)
+        *last = 0;
+    for (int i = 0; sb->host_sockets && sb->host_sockets[i]; i++) {
+        const char *s = sb->host_sockets[i];
+        if ((contains("/tmp", s) && !bound_back(s, cwd, cmd)) ||
+            (contains("/run", s) && run_emptied) || contains(sockets, s) ||
+            needed(s, cwd, cmd, NULL))
+            continue;
+        add(out, len, "--ro-bind /dev/null");
+        add_quoted(out, len, s);
     }
     /* What the referee writes (records, ladder, logs, the tournament's
      * state) is hidden: an empty directory or an empty file in its place.
@@ -467,11 +526,7 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
      * its own there; after the hidden paths, so that hiding a directory
      * that holds it (a record beside the socket's directory) does not
      * cover it: bubblewrap makes its parent directories in a tmpfs. */
-    char sockets[1024];
-    snprintf(sockets, sizeof sockets, "%s", sb->socket_path);
-    char *last = strrchr(sockets, '/');
     if (last && last != sockets) {
-        *last = 0;
         if (!contains("/tmp", sockets) || bound_back(sockets, cwd, cmd)) {
             add(out, len, "--size 4096 --tmpfs");
             add_quoted(out, len, sockets);

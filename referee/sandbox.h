@@ -24,7 +24,22 @@ typedef struct maat_sandbox {
      * count as needed. */
     const char *const *own;
     const char *const *not_own;
+    /* the host's Unix socket files (maat_sandbox_host_sockets), or NULL:
+     * each one the bot could otherwise reach is covered */
+    const char *const *host_sockets;
 } maat_sandbox;
+
+/* The Unix socket files bound on this host (its network namespace's
+ * /proc/net/unix), resolved, each once, at most MAAT_SANDBOX_MAX_SOCKETS:
+ * a read-only mount does not stop connect(), so a sandboxed bot could
+ * talk to any daemon listening outside /run and /tmp (LXD under /var/snap,
+ * a database, another match's referee under $TMPDIR) with the referee's
+ * user's rights.  A NULL-terminated array owned by the caller (free with
+ * maat_sandbox_sockets_free); an empty one when /proc/net/unix cannot be
+ * read; NULL only when out of memory. */
+#define MAAT_SANDBOX_MAX_SOCKETS 1024
+char **maat_sandbox_host_sockets(void);
+void maat_sandbox_sockets_free(char ***list);
 
 /* Would hiding directory `dir` (absolute, resolved) hide what `cmd` needs:
  * the working directory, or a file or directory the command names? */
@@ -60,6 +75,8 @@ int maat_sandbox_filter_open(maat_error *err);
  * file's directory, or a directory), unless this command needs it too:
  * no entrant reads another's program or weights.  Then each of
  * `not_own` is hidden too, and each of `own` bound back read-only.
+ * Each of `host_sockets` the bot would see is covered by /dev/null, unless
+ * the command names it.
  * bubblewrap waits for the start gate's byte
  * and reads the filter from descriptor MAAT_PROC_PASS_FD (proc.h): run
  * the command with maat_proc_spawn_gated and maat_sandbox_filter_open's

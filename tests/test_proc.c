@@ -780,6 +780,39 @@ static void test_sandbox_words(void)
           "a shell command in the sandbox: %s", out);
 }
 
+/* The host's sockets a bot would see are covered by /dev/null: not those
+ * under the new /run and /tmp, nor the referee's own (its seats'), nor
+ * one the command names; and every socket /proc/net/unix lists is one. */
+static void test_sandbox_sockets(void)
+{
+    const char *host[] = {"/srv/db.sock", "/run/docker.sock",
+                          "/tmp/.X11-unix/X0", "/tmp/maat-x/seat-1",
+                          "/var/lib/named.sock", NULL};
+    maat_sandbox sb = {.socket_path = "/tmp/maat-x/seat-0",
+                       .host_sockets = host};
+    char out[9000];
+    const char *unhidden;
+    CHECK(maat_sandbox_command(&sb, "/opt/b/bot --db=/var/lib/named.sock",
+                               out, sizeof out, &unhidden) == 0,
+          "sandbox command");
+    CHECK(strstr(out, " --ro-bind /dev/null '/srv/db.sock'") != NULL,
+          "a host socket covered: %s", out);
+    const char *kept[] = {"/dev/null '/run/", "/dev/null '/tmp/",
+                          "/dev/null '/var/lib/named.sock'"};
+    for (int i = 0; i < 3; i++)
+        CHECK(!strstr(out, kept[i]), "%s...: not covered: %s", kept[i], out);
+    char **list = maat_sandbox_host_sockets();
+    CHECK(list != NULL, "the host's sockets listed");
+    for (int i = 0; list && list[i]; i++) {
+        struct stat st;
+        CHECK(list[i][0] == '/' && lstat(list[i], &st) == 0 &&
+                  S_ISSOCK(st.st_mode),
+              "%s is a socket file", list[i]);
+    }
+    maat_sandbox_sockets_free(&list);
+    CHECK(list == NULL, "the list freed and cleared");
+}
+
 /* The start gate: a child that takes fd 4's byte passed it, one that exits
  * without has not (and stays so), an ungated process has nothing to pass;
  * the gate is fd 4, a passed descriptor fd 5 (the last two: its content
@@ -869,6 +902,7 @@ int main(void)
     test_plain_command();
     test_quoted_words();
     test_sandbox_words();
+    test_sandbox_sockets();
     test_start_gate();
 
     remove_tmpdir();

@@ -181,6 +181,56 @@ exec {RANDOM}
     finally:
         os.unlink(top)
         shutil.rmtree(sub)
+    # A daemon's Unix socket outside /run and /tmp (LXD's under /var/snap,
+    # a database's, another match's referee under $TMPDIR): a read-only
+    # mount does not stop connect(), so the sandbox covers every socket of
+    # the host (/proc/net/unix) a bot would see -- except one its command
+    # names, which the organiser meant it to use.
+    daemon_path = os.path.join(d, "daemon.sock")
+    daemon = socket.socket(socket.AF_UNIX)
+    daemon.bind(daemon_path)
+    daemon.listen(8)
+    daemon.setblocking(False)
+    knock = os.path.join(d, "knock.sh")
+    with open(knock, "w") as f:
+        f.write(f"""#!/bin/sh
+/usr/bin/python3 -c "
+import socket
+s = socket.socket(socket.AF_UNIX)
+try:
+    s.connect('{daemon_path}')
+    print('UNIX-CONNECTED')
+except OSError as e:
+    print('UNIX-REFUSED', e.errno)"
+exec {RANDOM}
+""")
+    os.chmod(knock, 0o755)
+    logs4, rec4 = os.path.join(d, "logs4"), os.path.join(d, "unix.json")
+    p = subprocess.run([REF, "--sandbox", "--hello-time", "60000",
+                        "--time", "5000", "--first-time", "20000",
+                        "--bot", f"far={knock}",
+                        "--bot", f"named={knock} --server={daemon_path}",
+                        "--log-dir", logs4, "--record", rec4, "--quiet"],
+                       capture_output=True, text=True, timeout=120)
+    seen = {}
+    for f in os.listdir(logs4) if os.path.isdir(logs4) else []:
+        for name in ("far", "named"):
+            if f.endswith(f"-{name}.log"):
+                seen[name] = open(os.path.join(logs4, f)).read()
+    accepted = 0
+    try:
+        while True:
+            daemon.accept()[0].close()
+            accepted += 1
+    except BlockingIOError:
+        pass
+    daemon.close()
+    check(p.returncode == 0 and "UNIX-REFUSED" in seen.get("far", ""),
+          "a host socket outside /run and /tmp: a bot cannot connect to it "
+          f"{seen.get('far', p.stderr[-300:])!r}")
+    check("UNIX-CONNECTED" in seen.get("named", "") and accepted == 1,
+          "one its command names stays reachable (connections accepted: "
+          f"{accepted}) {seen.get('named', '')!r}")
 
 # No terminal reaches a sandboxed bot, even when the referee has one (a
 # controlling terminal, here a pseudo-terminal): none of its descriptors
