@@ -776,6 +776,29 @@ static int check_limit_mem(const cli *k)
     return 0;
 }
 
+/* --log-dir: made if missing, and checked before any bot starts, as the
+ * record and the ladder are -- a result that cannot be written is exit 1,
+ * not a match played for nothing or a bot charged for the referee's
+ * disk. */
+static int check_log_dir(const char *dir)
+{
+    struct stat st;
+    const char *why = NULL;
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        why = strerror(errno);
+    else if (stat(dir, &st) != 0)
+        why = strerror(errno);
+    else if (!S_ISDIR(st.st_mode))
+        why = "not a directory";
+    else if (access(dir, W_OK | X_OK) != 0)
+        why = strerror(errno);
+    if (!why)
+        return 0;
+    fprintf(stderr, "maat-referee: --log-dir %s: cannot write the bots' "
+                    "logs there: %s\n", dir, why);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     static cli k;
@@ -829,12 +852,8 @@ int main(int argc, char **argv)
         rc = settle_seed_and_bots(&k);
         if (rc)
             goto out;
-        if (k.c.log_dir && mkdir(k.c.log_dir, 0755) != 0 && errno != EEXIST) {
-            fprintf(stderr, "maat-referee: cannot create log directory %s: "
-                            "%s\n", k.c.log_dir, strerror(errno));
-            rc = 2;
+        if (k.c.log_dir && (rc = check_log_dir(k.c.log_dir)))
             goto out;
-        }
         maat_error err = {0};
         int r = maat_match_run(&k.c, &err);
         if (r == MAAT_ESTATE) {

@@ -486,6 +486,17 @@ def arguments(tmp):
     check(p.returncode == 1 and 'cannot write the record' in p.stderr,
           'an unwritable record path is refused before the match (exit 1)',
           'rc %d: %s' % (p.returncode, p.stderr[-300:]))
+    # the bots' logs likewise (it was exit 2 when the directory could not
+    # be made, and a file there failed each bot's start)
+    for what, logs in (('a log directory that cannot be made',
+                        os.path.join(d, 'no', 'such', 'logs')),
+                       ('a file as the log directory', fifo)):
+        p = subprocess.run(base + ['--log-dir', logs], capture_output=True,
+                           text=True, timeout=60)
+        check(p.returncode == 1 and '--log-dir ' + logs in p.stderr and
+              'seat' not in p.stderr,
+              '%s is refused before the match (exit 1, naming it)' % what,
+              'rc %d: %s' % (p.returncode, p.stderr[-300:]))
 
 
 def short_write(tmp):
