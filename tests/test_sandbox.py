@@ -31,6 +31,30 @@ def fake_bwrap(d, body):
 REAL_BWRAP = f"exec '{shutil.which('bwrap')}' \"$@\""
 
 
+def boxed_match(bots, logs, record, cwd=None):
+    """A sandboxed one-game match between `bots` ("name=command" each),
+    its logs and record kept.  Generous clocks: this is about the sandbox,
+    and on a loaded machine a probe's shell and python3 (before its hello)
+    must not cost the bot a decision."""
+    args = [REF, "--sandbox", "--hello-time", "60000", "--time", "5000",
+            "--first-time", "20000", "--log-dir", logs, "--record", record,
+            "--quiet"]
+    for b in bots:
+        args += ["--bot", b]
+    return subprocess.run(args, cwd=cwd, capture_output=True, text=True,
+                          timeout=120)
+
+
+def bot_logs(logs):
+    """{bot name: its log's text} of a one-game match's --log-dir."""
+    out = {}
+    for f in os.listdir(logs) if os.path.isdir(logs) else []:
+        parts = f[:-len(".log")].split("-", 2)
+        if f.endswith(".log") and len(parts) == 3:
+            out[parts[2]] = open(os.path.join(logs, f)).read()
+    return out
+
+
 def start_league(league, env, entry, *new_args, cwd=None, **conf):
     """`maat-ladder league new` (one validation match), the config's fields
     set, one entry, and the league running (quiet) in the background, from
@@ -102,18 +126,9 @@ exec {RANDOM}
 """)
     os.chmod(probe, 0o755)
     logs, rec = os.path.join(d, "logs"), os.path.join(d, "r.json")
-    # generous clocks: this is about the sandbox, and on a loaded machine
-    # the probe's shell and python3 (before its hello) must not cost the bot
-    # a decision
-    p = subprocess.run([REF, "--sandbox", "--hello-time", "60000",
-                        "--time", "5000", "--first-time", "20000",
-                        "--bot", f"boxed={probe}",
-                        "--bot", f"free={RANDOM}", "--log-dir", logs,
-                        "--record", rec, "--quiet"], capture_output=True,
-                       text=True, timeout=120)
+    p = boxed_match([f"boxed={probe}", f"free={RANDOM}"], logs, rec)
     check(p.returncode == 0, f"the sandboxed match finishes (exit {p.returncode}) {p.stderr[-300:]}")
-    log = open([os.path.join(logs, f) for f in os.listdir(logs)
-                if f.endswith("-0-boxed.log")][0]).read()
+    log = bot_logs(logs).get("boxed", "")
     check("SCRATCH-OK" in log, "the bot can write its private /tmp")
     check("WROTE-OUTSIDE" not in log and not os.path.exists(marker),
           "the bot cannot write outside /tmp")
@@ -158,24 +173,17 @@ exec {RANDOM}
                         f"echo TMP-WRITABLE\nexec {RANDOM}\n")
             os.chmod(path, 0o755)
         logs3, rec3 = os.path.join(d, "logs3"), os.path.join(d, "tmp.json")
-        p = subprocess.run([REF, "--sandbox", "--hello-time", "60000",
-                            "--time", "5000", "--first-time", "20000",
-                            "--bot", f"top={top}",
-                            "--bot", f"sub={os.path.join(sub, 'bot.sh')}",
-                            "--bot", f"rel={os.path.relpath(top, run)}",
-                            "--log-dir", logs3, "--record", rec3, "--quiet"],
-                           cwd=run, capture_output=True, text=True,
-                           timeout=120)
+        p = boxed_match([f"top={top}", f"sub={os.path.join(sub, 'bot.sh')}",
+                         f"rel={os.path.relpath(top, run)}"], logs3, rec3,
+                        cwd=run)
         r = json.load(open(rec3)) if os.path.exists(rec3) else {"faults": [1]}
         check(p.returncode == 0 and r["faults"] == [],
               "programs in /tmp, in a directory there, and named through "
               f"'..': every bot starts and plays (exit {p.returncode}) "
               f"{json.dumps(r['faults'])[:300]}")
+        seen = bot_logs(logs3)
         writable = [n for n in ("top", "sub", "rel")
-                    if any(f.endswith(f"-{n}.log") and "TMP-WRITABLE" in
-                           open(os.path.join(logs3, f)).read()
-                           for f in os.listdir(logs3))] \
-            if os.path.isdir(logs3) else []
+                    if "TMP-WRITABLE" in seen.get(n, "")]
         check(writable == ["top", "sub", "rel"],
               f"and each can write its private /tmp: {writable}")
     finally:
@@ -206,17 +214,9 @@ exec {RANDOM}
 """)
     os.chmod(knock, 0o755)
     logs4, rec4 = os.path.join(d, "logs4"), os.path.join(d, "unix.json")
-    p = subprocess.run([REF, "--sandbox", "--hello-time", "60000",
-                        "--time", "5000", "--first-time", "20000",
-                        "--bot", f"far={knock}",
-                        "--bot", f"named={knock} --server={daemon_path}",
-                        "--log-dir", logs4, "--record", rec4, "--quiet"],
-                       capture_output=True, text=True, timeout=120)
-    seen = {}
-    for f in os.listdir(logs4) if os.path.isdir(logs4) else []:
-        for name in ("far", "named"):
-            if f.endswith(f"-{name}.log"):
-                seen[name] = open(os.path.join(logs4, f)).read()
+    p = boxed_match([f"far={knock}", f"named={knock} --server={daemon_path}"],
+                    logs4, rec4)
+    seen = bot_logs(logs4)
     accepted = 0
     try:
         while True:
