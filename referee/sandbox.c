@@ -185,8 +185,54 @@ static int needed(const char *dir, const char *cwd, const char *cmd,
     return 0;
 }
 
+/* Executable `name` (no '/') looked up in PATH as the shell would, its
+ * path in out; 0 when it is nowhere. */
+static int find_in_path(const char *name, char *out, size_t len)
+{
+    const char *path = getenv("PATH");
+    for (const char *d = path ? path : "/usr/bin:/bin"; d;) {
+        const char *colon = strchr(d, ':');
+        int n = colon ? (int)(colon - d) : (int)strlen(d);
+        char try[PATH_MAX];
+        struct stat st;
+        if (snprintf(try, sizeof try, "%.*s/%s", n ? n : 1, n ? d : ".",
+                     name) < (int)sizeof try &&
+            stat(try, &st) == 0 && S_ISREG(st.st_mode) &&
+            access(try, X_OK) == 0 && strlen(try) < len) {
+            snprintf(out, len, "%s", try);
+            return 1;
+        }
+        d = colon ? colon + 1 : NULL;
+    }
+    return 0;
+}
+
+/* The interpreter a script's "#!" line names (through PATH after
+ * /usr/bin/env), in out; 0 when `file` is no such script. */
+static int interpreter_of(const char *file, char *out, size_t len)
+{
+    char line[256] = "";
+    struct stat st;
+    FILE *f = stat(file, &st) == 0 && S_ISREG(st.st_mode) /* not a FIFO */
+                  ? fopen(file, "re") : NULL;
+    if (!f)
+        return 0;
+    int ok = fgets(line, sizeof line, f) && !strncmp(line, "#!", 2);
+    fclose(f);
+    char *save = NULL, *interp = ok ? strtok_r(line + 2, " \t\n", &save)
+                                    : NULL;
+    if (!interp || interp[0] != '/')
+        return 0;
+    const char *slash = strrchr(interp, '/');
+    char *arg = strtok_r(NULL, " \t\n", &save);
+    if (!strcmp(slash, "/env") && arg && arg[0] != '-' && !strchr(arg, '/'))
+        return find_in_path(arg, out, len);
+    return snprintf(out, len, "%s", interp) < (int)len;
+}
+
 /* The entries of /tmp (/tmp/X: a file or a directory, whole) that the
- * paths a command names lie in -- its program, its script, a
+ * paths a command names lie in -- its program (found through PATH when
+ * named bare) and that program's interpreter (#!), its script, a
  * --file=PATH; as named and resolved (a link, ".."), a relative one from
  * the working directory.  The sandbox binds them back into the bot's
  * private /tmp, read-only: a program's libraries are often beside it
@@ -222,8 +268,27 @@ static void tmp_entry_add(tmp_entries *t, const char *path, const char *cwd)
 
 static void find_tmp_entries(const char *cmd, const char *cwd, tmp_entries *t)
 {
-    char words[4096];
+    char words[4096], program[PATH_MAX + 1100], interp[PATH_MAX];
     t->n = 0;
+    /* the program itself: found through PATH (a bare name), and the
+     * interpreter of a script (#!/tmp/venv/bin/python3) */
+    snprintf(words, sizeof words, "%s", cmd);
+    char *save = NULL, *first = strtok_r(words, " \t\"'", &save);
+    if (first && (strchr(first, '/')
+                      ? snprintf(program, sizeof program, "%s%s%s",
+                                 first[0] == '/' ? "" : cwd,
+                                 first[0] == '/' ? "" : "/", first) > 0
+                      : find_in_path(first, program, sizeof program))) {
+        char real[PATH_MAX];
+        tmp_entry_add(t, program, cwd);
+        if (realpath(program, real))
+            tmp_entry_add(t, real, cwd);
+        if (interpreter_of(program, interp, sizeof interp)) {
+            tmp_entry_add(t, interp, cwd);
+            if (realpath(interp, real))
+                tmp_entry_add(t, real, cwd);
+        }
+    }
     snprintf(words, sizeof words, "%s", cmd);
     for (char *save = NULL, *word = strtok_r(words, " \t\"'", &save); word;
          word = strtok_r(NULL, " \t\"'", &save)) {
@@ -374,29 +439,6 @@ int maat_sandbox_needs(const char *dir, const char *cmd)
     return getcwd(cwd, sizeof cwd) && needed(dir, cwd, cmd, NULL);
 }
 
-/* bwrap's path, looked up in PATH as the shell would, so that the
- * command needs no shell to find it (proc.c then execs it directly);
- * "bwrap" when it is nowhere (the shell then says so). */
-static void find_bwrap(char *out, size_t len)
-{
-    const char *path = getenv("PATH");
-    snprintf(out, len, "bwrap");
-    for (const char *d = path ? path : "/usr/bin:/bin"; d;) {
-        const char *colon = strchr(d, ':');
-        int n = colon ? (int)(colon - d) : (int)strlen(d);
-        char try[1100];
-        struct stat st;
-        if (snprintf(try, sizeof try, "%.*s/bwrap", n ? n : 1,
-                     n ? d : ".") < (int)sizeof try &&
-            stat(try, &st) == 0 && S_ISREG(st.st_mode) &&
-            access(try, X_OK) == 0) {
-            snprintf(out, len, "%s", try);
-            return;
-        }
-        d = colon ? colon + 1 : NULL;
-    }
-}
-
 int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
                          size_t len, const char **unhidden)
 {
@@ -406,7 +448,11 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
         return -1;
     /* A private /tmp, bounded: what a bot writes there is host memory. */
     snprintf(size, sizeof size, "%llu", (unsigned long long)sb->tmp_bytes);
-    find_bwrap(bwrap, sizeof bwrap);
+    /* looked up here, so that the command needs no shell to find it
+     * (proc.c then execs it directly); "bwrap" when it is nowhere (the
+     * shell then says so) */
+    if (!find_in_path("bwrap", bwrap, sizeof bwrap))
+        snprintf(bwrap, sizeof bwrap, "bwrap");
     snprintf(out, len, "exec");
     add_quoted(out, len, bwrap);
     /* Each option buys something no other gives (docs/REFEREE.md,

@@ -160,31 +160,38 @@ exec {RANDOM}
     # Programs under /tmp are bound back into the bot's private /tmp
     # (read-only), which stays writable: one directly in /tmp (a bot
     # compiled to /tmp/bot was once not bound, could not start, and was
-    # charged no_hello), one in a directory there, and one named through
-    # '..' from the working directory.
+    # charged no_hello), one in a directory there, one named through '..'
+    # from the working directory, and the interpreter of a script outside
+    # /tmp (#!/tmp/venv/bin/python3).
     top = f"/tmp/maat-sandbox-top-{os.getpid()}.sh"
     sub = tempfile.mkdtemp(prefix="maat-sandbox-dir-", dir="/tmp")
     run = os.path.join(d, "run")
     os.makedirs(run)
     try:
-        for path in (top, os.path.join(sub, "bot.sh")):
+        os.makedirs(os.path.join(sub, "bin"))
+        os.symlink("/bin/sh", os.path.join(sub, "bin", "sh"))
+        interp = os.path.join(run, "interp.sh")
+        for path, shell in ((top, "/bin/sh"),
+                            (os.path.join(sub, "bot.sh"), "/bin/sh"),
+                            (interp, os.path.join(sub, "bin", "sh"))):
             with open(path, "w") as f:
-                f.write("#!/bin/sh\necho x > /tmp/maat-scratch-$$ && "
+                f.write(f"#!{shell}\necho x > /tmp/maat-scratch-$$ && "
                         f"echo TMP-WRITABLE\nexec {RANDOM}\n")
             os.chmod(path, 0o755)
         logs3, rec3 = os.path.join(d, "logs3"), os.path.join(d, "tmp.json")
         p = boxed_match([f"top={top}", f"sub={os.path.join(sub, 'bot.sh')}",
-                         f"rel={os.path.relpath(top, run)}"], logs3, rec3,
-                        cwd=run)
+                         f"rel={os.path.relpath(top, run)}",
+                         "interp=./interp.sh"], logs3, rec3, cwd=run)
         r = json.load(open(rec3)) if os.path.exists(rec3) else {"faults": [1]}
         check(p.returncode == 0 and r["faults"] == [],
-              "programs in /tmp, in a directory there, and named through "
-              f"'..': every bot starts and plays (exit {p.returncode}) "
+              "programs in /tmp, in a directory there, named through "
+              "'..', and a script's interpreter there: every bot starts and "
+              f"plays (exit {p.returncode}) "
               f"{json.dumps(r['faults'])[:300]}")
         seen = bot_logs(logs3)
-        writable = [n for n in ("top", "sub", "rel")
+        writable = [n for n in ("top", "sub", "rel", "interp")
                     if "TMP-WRITABLE" in seen.get(n, "")]
-        check(writable == ["top", "sub", "rel"],
+        check(writable == ["top", "sub", "rel", "interp"],
               f"and each can write its private /tmp: {writable}")
     finally:
         os.unlink(top)
