@@ -433,6 +433,20 @@ void maat_sandbox_sockets_free(char ***list)
     *list = NULL;
 }
 
+/* Is socket path s another referee's (TMPDIR/maat-XXXXXX/seat-N, or
+ * its main socket there)?  Those are not covered: they come and go with
+ * their matches (a ladder's --jobs), and bubblewrap cannot cover a path
+ * that vanished after the list was read -- the sandbox would fail, the
+ * machine's failure (exit 5) for nothing.  A bot that connects there is
+ * a stranger without that match's token, and is ignored (REFEREE.md). */
+static int other_referee(const char *s)
+{
+    const char *file = strrchr(s, '/'), *dir = file;
+    while (dir && dir > s && dir[-1] != '/')
+        dir--;
+    return file && dir && file - dir == 11 && !strncmp(dir, "maat-", 5);
+}
+
 int maat_sandbox_needs(const char *dir, const char *cmd)
 {
     char cwd[1024];
@@ -514,7 +528,7 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
         const char *s = sb->host_sockets[i];
         if ((contains("/tmp", s) && !bound_back(s, cwd, cmd)) ||
             (contains("/run", s) && run_emptied) || contains(sockets, s) ||
-            needed(s, cwd, cmd, NULL))
+            other_referee(s) || needed(s, cwd, cmd, NULL))
             continue;
         add(out, len, "--ro-bind /dev/null");
         add_quoted(out, len, s);

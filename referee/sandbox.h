@@ -33,8 +33,7 @@ typedef struct maat_sandbox {
  * /proc/net/unix), resolved, each once, at most MAAT_SANDBOX_MAX_SOCKETS:
  * a read-only mount does not stop connect(), so a sandboxed bot could
  * talk to any daemon listening outside /run and /tmp (LXD under /var/snap,
- * a database, another match's referee under $TMPDIR) with the referee's
- * user's rights.  A NULL-terminated array owned by the caller (free with
+ * a database) with the referee's user's rights.  A NULL-terminated array owned by the caller (free with
  * maat_sandbox_sockets_free); an empty one when /proc/net/unix cannot be
  * read; NULL only when out of memory. */
 #define MAAT_SANDBOX_MAX_SOCKETS 1024
@@ -76,7 +75,7 @@ int maat_sandbox_filter_open(maat_error *err);
  * no entrant reads another's program or weights.  Then each of
  * `not_own` is hidden too, and each of `own` bound back read-only.
  * Each of `host_sockets` the bot would see is covered by /dev/null, unless
- * the command names it.
+ * the command names it or it is another referee's.
  * bubblewrap waits for the start gate's byte
  * and reads the filter from descriptor MAAT_PROC_PASS_FD (proc.h): run
  * the command with maat_proc_spawn_gated and maat_sandbox_filter_open's

@@ -782,12 +782,14 @@ static void test_sandbox_words(void)
 
 /* The host's sockets a bot would see are covered by /dev/null: not those
  * under the new /run and /tmp, nor the referee's own (its seats'), nor
- * one the command names; and every socket /proc/net/unix lists is one. */
+ * another referee's (they come and go), nor one the command names; and
+ * every socket /proc/net/unix lists is one. */
 static void test_sandbox_sockets(void)
 {
     const char *host[] = {"/srv/db.sock", "/run/docker.sock",
                           "/tmp/.X11-unix/X0", "/tmp/maat-x/seat-1",
-                          "/var/lib/named.sock", NULL};
+                          "/var/lib/named.sock", "/var/tmp/maat-Ab3dE9/seat-0",
+                          "/var/tmp/maat-Ab3dE9.sock", NULL};
     maat_sandbox sb = {.socket_path = "/tmp/maat-x/seat-0",
                        .host_sockets = host};
     char out[9000];
@@ -797,9 +799,12 @@ static void test_sandbox_sockets(void)
           "sandbox command");
     CHECK(strstr(out, " --ro-bind /dev/null '/srv/db.sock'") != NULL,
           "a host socket covered: %s", out);
+    CHECK(strstr(out, " --ro-bind /dev/null '/var/tmp/maat-Ab3dE9.sock'"),
+          "a socket named like a referee's directory covered: %s", out);
     const char *kept[] = {"/dev/null '/run/", "/dev/null '/tmp/",
-                          "/dev/null '/var/lib/named.sock'"};
-    for (int i = 0; i < 3; i++)
+                          "/dev/null '/var/lib/named.sock'",
+                          "/dev/null '/var/tmp/maat-Ab3dE9/"};
+    for (int i = 0; i < 4; i++)
         CHECK(!strstr(out, kept[i]), "%s...: not covered: %s", kept[i], out);
     char **list = maat_sandbox_host_sockets();
     CHECK(list != NULL, "the host's sockets listed");

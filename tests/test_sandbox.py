@@ -197,7 +197,7 @@ exec {RANDOM}
         os.unlink(top)
         shutil.rmtree(sub)
     # A daemon's Unix socket outside /run and /tmp (LXD's under /var/snap,
-    # a database's, another match's referee under $TMPDIR): a read-only
+    # a database's): a read-only
     # mount does not stop connect(), so the sandbox covers every socket of
     # the host (/proc/net/unix) a bot would see -- except one its command
     # names, which the organiser meant it to use.
