@@ -401,8 +401,15 @@ char **maat_sandbox_host_sockets(void)
     int n = 0;
     while (f && n < MAAT_SANDBOX_MAX_SOCKETS && fgets(line, sizeof line, f)) {
         /* "Num RefCount Protocol Flags Type St Inode Path": the path is
-         * what follows the seventh field (abstract ones start with '@') */
+         * what follows the seventh field (abstract ones start with '@').
+         * Only a socket that listens (__SO_ACCEPTCON in Flags) or takes
+         * datagrams (Type 2) can be reached; a client's bound socket,
+         * often short-lived, cannot, and is left alone. */
         char *p = line, real[PATH_MAX];
+        unsigned flags = 0, type = 0;
+        if (sscanf(line, "%*s %*s %*s %x %x", &flags, &type) != 2 ||
+            (!(flags & 0x10000) && type != 2))
+            continue;
         for (int field = 0; field < 7 && *p; field++) {
             p += strspn(p, " ");
             p += strcspn(p, " \n");

@@ -197,10 +197,10 @@ exec {RANDOM}
         os.unlink(top)
         shutil.rmtree(sub)
     # A daemon's Unix socket outside /run and /tmp (LXD's under /var/snap,
-    # a database's): a read-only
-    # mount does not stop connect(), so the sandbox covers every socket of
-    # the host (/proc/net/unix) a bot would see -- except one its command
-    # names, which the organiser meant it to use.
+    # a database's): a read-only mount does not stop connect(), so the
+    # sandbox covers every listening socket of the host (/proc/net/unix) a
+    # bot would see -- except one its command names, which the organiser
+    # meant it to use.
     daemon_path = os.path.join(d, "daemon.sock")
     daemon = socket.socket(socket.AF_UNIX)
     daemon.bind(daemon_path)
