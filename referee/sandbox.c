@@ -234,7 +234,8 @@ static int interpreter_of(const char *file, char *out, size_t len)
  * paths a command names lie in -- its program (found through PATH when
  * named bare) and that program's interpreter (#!), its script, a
  * --file=PATH; as named and resolved (a link, ".."), a relative one from
- * the working directory.  The sandbox binds them back into the bot's
+ * the working directory -- and the runtimes' search paths in the
+ * environment (LD_LIBRARY_PATH, PYTHONPATH, VIRTUAL_ENV...).  The sandbox binds them back into the bot's
  * private /tmp, read-only: a program's libraries are often beside it
  * (RUNPATH $ORIGIN/..), and a program directly in /tmp is its own entry
  * (it once was not bound: the bot could not start and was charged
@@ -301,6 +302,23 @@ static void find_tmp_entries(const char *cmd, const char *cwd, tmp_entries *t)
                      w[0] == '/' ? "" : "/", w);
             tmp_entry_add(t, path, cwd);
             if (realpath(path, real))
+                tmp_entry_add(t, real, cwd);
+        }
+    }
+    /* the search paths a runtime takes from the environment, which the
+     * bot gets (botenv.c keeps them): a library, module or virtualenv
+     * in /tmp */
+    static const char *const search[] = {
+        "LD_LIBRARY_PATH", "PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV",
+        "PYENV_ROOT", "NODE_PATH", "CLASSPATH", "JAVA_HOME", NULL};
+    for (int i = 0; search[i]; i++) {
+        const char *value = getenv(search[i]);
+        snprintf(words, sizeof words, "%s", value ? value : "");
+        for (char *save = NULL, *d = strtok_r(words, ":", &save); d;
+             d = strtok_r(NULL, ":", &save)) {
+            char real[PATH_MAX];
+            tmp_entry_add(t, d, cwd);
+            if (realpath(d, real))
                 tmp_entry_add(t, real, cwd);
         }
     }

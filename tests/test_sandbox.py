@@ -31,7 +31,7 @@ def fake_bwrap(d, body):
 REAL_BWRAP = f"exec '{shutil.which('bwrap')}' \"$@\""
 
 
-def boxed_match(bots, logs, record, cwd=None):
+def boxed_match(bots, logs, record, cwd=None, env=None):
     """A sandboxed one-game match between `bots` ("name=command" each),
     its logs and record kept.  Generous clocks: this is about the sandbox,
     and on a loaded machine a probe's shell and python3 (before its hello)
@@ -41,8 +41,8 @@ def boxed_match(bots, logs, record, cwd=None):
             "--quiet"]
     for b in bots:
         args += ["--bot", b]
-    return subprocess.run(args, cwd=cwd, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(args, cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=120)
 
 
 def bot_logs(logs):
@@ -193,6 +193,24 @@ exec {RANDOM}
                     if "TMP-WRITABLE" in seen.get(n, "")]
         check(writable == ["top", "sub", "rel", "interp"],
               f"and each can write its private /tmp: {writable}")
+        # a module found through PYTHONPATH in /tmp (the environment's
+        # search paths are followed too)
+        with open(os.path.join(sub, "maat_probe_module.py"), "w") as f:
+            f.write("WHERE = 'TMP-MODULE'\n")
+        pybot = os.path.join(run, "pybot.py")
+        with open(pybot, "w") as f:
+            f.write("#!/usr/bin/python3\nimport os, maat_probe_module\n"
+                    "print(maat_probe_module.WHERE, flush=True)\n"
+                    f"os.execv({RANDOM!r}, [{RANDOM!r}])\n")
+        os.chmod(pybot, 0o755)
+        logs5, rec5 = os.path.join(d, "logs5"), os.path.join(d, "py.json")
+        p = boxed_match(["py=./pybot.py", f"other={RANDOM}"], logs5, rec5,
+                        cwd=run, env=dict(os.environ, PYTHONPATH=sub))
+        r = json.load(open(rec5)) if os.path.exists(rec5) else {"faults": [1]}
+        check(p.returncode == 0 and r["faults"] == [] and
+              "TMP-MODULE" in bot_logs(logs5).get("py", ""),
+              "a Python module in /tmp found through PYTHONPATH: the bot "
+              f"imports it and plays {json.dumps(r['faults'])[:300]}")
     finally:
         os.unlink(top)
         shutil.rmtree(sub)
