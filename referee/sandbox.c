@@ -459,17 +459,21 @@ void maat_sandbox_sockets_free(char ***list)
 }
 
 /* Is socket path s another referee's (TMPDIR/maat-XXXXXX/seat-N, or
- * its main socket there)?  Those are not covered: they come and go with
- * their matches (a ladder's --jobs), and bubblewrap cannot cover a path
- * that vanished after the list was read -- the sandbox would fail, the
- * machine's failure (exit 5) for nothing.  A bot that connects there is
- * a stranger without that match's token, and is ignored (REFEREE.md). */
+ * its main socket there, made by this user)?  Those are not covered: they
+ * come and go with their matches (a ladder's --jobs), and bubblewrap
+ * cannot cover a path that vanished after the list was read -- the
+ * sandbox would fail, the machine's failure (exit 5) for nothing.  A bot
+ * that connects there is a stranger without that match's token, and is
+ * ignored (REFEREE.md).  Another user's socket in a directory so named is
+ * covered like any other: it could be a channel between two bots. */
 static int other_referee(const char *s)
 {
     const char *file = strrchr(s, '/'), *dir = file;
+    struct stat st;
     while (dir && dir > s && dir[-1] != '/')
         dir--;
-    return file && dir && file - dir == 11 && !strncmp(dir, "maat-", 5);
+    return file && dir && file - dir == 11 && !strncmp(dir, "maat-", 5) &&
+           lstat(s, &st) == 0 && st.st_uid == geteuid();
 }
 
 int maat_sandbox_needs(const char *dir, const char *cmd)

@@ -21,8 +21,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -780,19 +782,43 @@ static void test_sandbox_words(void)
           "a shell command in the sandbox: %s", out);
 }
 
+/* A listening Unix socket at DIR/seat-0, DIR made from template `dir`
+ * (changed in place); its descriptor, or -1. */
+static int listen_in(char *dir, char *path, size_t len)
+{
+    struct sockaddr_un a = {.sun_family = AF_UNIX};
+    int fd = mkdtemp(dir) ? socket(AF_UNIX, SOCK_STREAM, 0) : -1;
+    snprintf(path, len, "%s/seat-0", dir);
+    snprintf(a.sun_path, sizeof a.sun_path, "%s", path);
+    if (fd >= 0 && (bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+                    listen(fd, 1) != 0)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 /* The host's sockets a bot would see are covered by /dev/null: not those
  * under the new /run and /tmp, nor the referee's own (its seats'), nor
- * another referee's (they come and go), nor one the command names; and
- * every socket /proc/net/unix lists is one. */
+ * another referee's of this user (they come and go), nor one the command
+ * names; another user's socket in a directory named like a referee's is
+ * covered; and every socket /proc/net/unix lists is one. */
 static void test_sandbox_sockets(void)
 {
+    char mine_dir[] = "/var/tmp/maat-XXXXXX", theirs_dir[] = "/var/tmp/maat-XXXXXX";
+    char mine[64], theirs[64];
+    int fd1 = listen_in(mine_dir, mine, sizeof mine);
+    int fd2 = listen_in(theirs_dir, theirs, sizeof theirs);
+    CHECK(fd1 >= 0 && fd2 >= 0, "two listening sockets in /var/tmp");
+    /* another user's: only root can give it away */
+    int other_user = geteuid() == 0 && chown(theirs, 65534, 65534) == 0;
     const char *host[] = {"/srv/db.sock", "/run/docker.sock",
                           "/tmp/.X11-unix/X0", "/tmp/maat-x/seat-1",
-                          "/var/lib/named.sock", "/var/tmp/maat-Ab3dE9/seat-0",
-                          "/var/tmp/maat-Ab3dE9.sock", NULL};
+                          "/var/lib/named.sock", "/var/tmp/maat-Ab3dE9.sock",
+                          mine, theirs, NULL};
     maat_sandbox sb = {.socket_path = "/tmp/maat-x/seat-0",
                        .host_sockets = host};
-    char out[9000];
+    char out[9000], want[128];
     const char *unhidden;
     CHECK(maat_sandbox_command(&sb, "/opt/b/bot --db=/var/lib/named.sock",
                                out, sizeof out, &unhidden) == 0,
@@ -801,21 +827,34 @@ static void test_sandbox_sockets(void)
           "a host socket covered: %s", out);
     CHECK(strstr(out, " --ro-bind /dev/null '/var/tmp/maat-Ab3dE9.sock'"),
           "a socket named like a referee's directory covered: %s", out);
+    snprintf(want, sizeof want, " --ro-bind /dev/null '%s'", theirs);
+    CHECK(!other_user || strstr(out, want),
+          "another user's socket in a referee-like directory covered: %s",
+          out);
+    snprintf(want, sizeof want, "/dev/null '%s'", mine);
     const char *kept[] = {"/dev/null '/run/", "/dev/null '/tmp/",
-                          "/dev/null '/var/lib/named.sock'",
-                          "/dev/null '/var/tmp/maat-Ab3dE9/"};
+                          "/dev/null '/var/lib/named.sock'", want};
     for (int i = 0; i < 4; i++)
         CHECK(!strstr(out, kept[i]), "%s...: not covered: %s", kept[i], out);
     char **list = maat_sandbox_host_sockets();
     CHECK(list != NULL, "the host's sockets listed");
+    int listed = 0;
     for (int i = 0; list && list[i]; i++) {
         struct stat st;
         CHECK(list[i][0] == '/' && lstat(list[i], &st) == 0 &&
                   S_ISSOCK(st.st_mode),
               "%s is a socket file", list[i]);
+        listed += !strcmp(list[i], mine);
     }
+    CHECK(listed == 1, "a listening socket is listed once");
     maat_sandbox_sockets_free(&list);
     CHECK(list == NULL, "the list freed and cleared");
+    close(fd1);
+    close(fd2);
+    unlink(mine);
+    unlink(theirs);
+    rmdir(mine_dir);
+    rmdir(theirs_dir);
 }
 
 /* The start gate: a child that takes fd 4's byte passed it, one that exits
