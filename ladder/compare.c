@@ -413,6 +413,29 @@ static void on_signal(int sig)
     stop = 1;
 }
 
+/* Start the referee of run `run` of block b on job slot `slot`; its pid,
+ * or -1 (errno). */
+static pid_t start_run(const maat_compare *c, const maat_pin_cpus *cpus,
+                       int b, int run, int slot, int sandbox_checked)
+{
+    char id[96];
+    run_id(c, b, run, id, sizeof id);
+    char **argv = run_argv(c, b, run, sandbox_checked);
+    pid_t pid = argv ? maat_referee_start(argv, c->pin ?
+                           maat_pin_slot_cpu(cpus, slot) : -1, id)
+                     : -1;
+    maat_argv_free(argv);
+    return pid;
+}
+
+/* The job slot of run `run` of block b, the k-th referee of its wave:
+ * with a field the candidate's and the baseline's halves of a block swap
+ * slots every other block, so neither always gets the same core. */
+static int slot_of(const maat_compare *c, int b, int run, int k)
+{
+    return c->n_field && (b & 1) ? k + (run ? -1 : 1) : k;
+}
+
 /* Start the referees of blocks first..first+n-1; their pids in pids[].
  * Returns how many, or -1 with err (none left running). */
 static int start_wave(const maat_compare *c, const maat_pin_cpus *cpus,
@@ -422,19 +445,8 @@ static int start_wave(const maat_compare *c, const maat_pin_cpus *cpus,
     int runs = c->n_field ? 2 : 1, np = 0;
     for (int b = first; b < first + n; b++)
         for (int run = 0; run < runs; run++) {
-            char id[96];
-            run_id(c, b, run, id, sizeof id);
-            /* job slot np, but with a field the candidate's and the
-             * baseline's halves of a block swap slots every other block,
-             * so neither always gets the same core */
-            int slot = np;
-            if (runs == 2 && (b & 1))
-                slot += run ? -1 : 1;
-            char **argv = run_argv(c, b, run, sandbox_checked);
-            pid_t pid = argv ? maat_referee_start(argv, c->pin ?
-                                   maat_pin_slot_cpu(cpus, slot) : -1, id)
-                             : -1;
-            maat_argv_free(argv);
+            pid_t pid = start_run(c, cpus, b, run, slot_of(c, b, run, np),
+                                  sandbox_checked);
             if (pid < 0) {
                 for (int k = 0; k < np; k++) {
                     kill(pids[k], SIGTERM);
@@ -449,22 +461,45 @@ static int start_wave(const maat_compare *c, const maat_pin_cpus *cpus,
     return np;
 }
 
-/* Wait for them; the first failure is described in err. */
-static int wait_wave(const maat_compare *c, int first, const pid_t *pids,
-                     int np, maat_error *err)
+/* Wait for them; the first failure is described in err.  A referee that
+ * exits 5 -- the machine failed (a sandbox could not be made), no bot did
+ * and no result of the failed game was written -- plays its run again, up
+ * to COMPARE_MACHINE_TRIES times in all: a CI job should not fail on a
+ * moment's trouble of the machine.  The games it wrote before the failure
+ * keep their first lines (a game id seen twice counts once). */
+#define COMPARE_MACHINE_TRIES 3
+
+static int wait_wave(const maat_compare *c, const maat_pin_cpus *cpus,
+                     int first, pid_t *pids, int np, int sandbox_checked,
+                     maat_error *err)
 {
     int rc = MAAT_OK, runs = c->n_field ? 2 : 1;
     for (int k = 0; k < np; k++) {
-        int status = 0;
-        while (waitpid(pids[k], &status, 0) < 0 && errno == EINTR)
-            if (stop)
-                kill(pids[k], SIGTERM);
-        int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+        int b = first + k / runs, run = k % runs, code = 0;
+        char id[96];
+        run_id(c, b, run, id, sizeof id);
+        for (int tries = 1;; tries++) {
+            int status = 0;
+            while (waitpid(pids[k], &status, 0) < 0 && errno == EINTR)
+                if (stop)
+                    kill(pids[k], SIGTERM);
+            code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+            if (code != 5 || rc || stop || tries == COMPARE_MACHINE_TRIES)
+                break;
+            fprintf(stderr, "compare: block %d, the %s's run: the machine "
+                    "failed (the referee exited with 5: a sandbox could not "
+                    "be made); playing it again (%d of %d)\n", b,
+                    run ? "baseline" : "candidate", tries + 1,
+                    COMPARE_MACHINE_TRIES);
+            pids[k] = start_run(c, cpus, b, run, slot_of(c, b, run, k),
+                                sandbox_checked);
+            if (pids[k] < 0) {
+                code = 1;
+                break;
+            }
+        }
         if (code == 0 || rc || stop)
             continue;
-        char id[96];
-        int b = first + k / runs, run = k % runs;
-        run_id(c, b, run, id, sizeof id);
         rc = maat_error_set(err, MAAT_EIO, "block %d, the %s's run: the "
                             "referee exited with %d%s (its own messages are "
                             "above); the bots' output: %s/%s-*.log", b,
@@ -472,7 +507,11 @@ static int wait_wave(const maat_compare *c, int first, const pid_t *pids,
                             code == 1 ? ", could not hold the match" :
                             code == 2 ? ", a usage error: check "
                                         "--referee-arg and the bot "
-                                        "commands" : "",
+                                        "commands" :
+                            code == 5 ? ", the machine failed every time "
+                                        "(a sandbox could not be made: "
+                                        "check 'bwrap --ro-bind / / true')"
+                                      : "",
                             c->log_dir, id);
     }
     return rc;
@@ -525,7 +564,9 @@ int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
             n = c->max_blocks - first;
         pid_t pids[512];
         int np = start_wave(c, &cpus, first, n, sandbox_checked, pids, err);
-        rc = np < 0 ? err->code : wait_wave(c, first, pids, np, err);
+        rc = np < 0 ? err->code
+                    : wait_wave(c, &cpus, first, pids, np, sandbox_checked,
+                                err);
         if (rc || stop)
             break;
         rc = maat_ladder_follow(&l, &cur, stderr, err);

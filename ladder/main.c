@@ -173,7 +173,9 @@ static void usage_compare(FILE *f)
     maat_cli_games(f);
     fprintf(f, "\nexit: 0 not worse, 1 worse, 2 inconclusive at --max-blocks, "
                "3 error (bad options,\na broken bot, a failed referee, "
-               "interrupted)\n\n"
+               "interrupted); a referee's exit 5 (the machine\nfailed: a "
+               "sandbox could not be made) plays its run again, 3 tries in "
+               "all\n\n"
 "example: maat-ladder compare --candidate ./new/my-bot --baseline ./old/my-bot\n");
 }
 

@@ -29,18 +29,19 @@ def check(cond, what):
     return cond
 
 
-def ladder(*args, timeout=300):
+def ladder(*args, timeout=300, env=None):
     p = subprocess.run([LADDER, *args], capture_output=True, text=True,
-                       timeout=timeout, cwd=work)
+                       timeout=timeout, cwd=work, env=env)
     return p.returncode, p.stdout, p.stderr
 
 
-def compare(label, *args, timeout=300):
+def compare(label, *args, timeout=300, env=None):
     """compare with its games and logs kept under work/label."""
     d = os.path.join(work, label)
     os.makedirs(d, exist_ok=True)
     rc, out, err = ladder("compare", *CMP_ARGS, "--ladder", os.path.join(d, "games.jsonl"),
-                          "--log-dir", os.path.join(d, "logs"), *args, timeout=timeout)
+                          "--log-dir", os.path.join(d, "logs"), *args, timeout=timeout,
+                          env=env)
     return rc, out, err, d
 
 
@@ -120,6 +121,38 @@ rc, out, err, d = compare("illegal", "--candidate", illegal, "--baseline", RANDO
                           "--max-blocks", "20")
 check(rc == 3 and "candidate is broken" in err and "illegal" in err,
       f"compare, candidate answers illegally: exit 3 ({rc}: {err.strip()[-200:]})")
+
+# A referee's exit 5 -- the machine failed: a sandbox could not be made --
+# is no bot's fault: the run is played again (3 tries in all), and only a
+# machine that fails every time is an error.  A bwrap first on PATH fails
+# the first bot start (the start gate not taken), or every one.
+real_bwrap = shutil.which("bwrap")
+if real_bwrap and subprocess.run([real_bwrap, "--ro-bind", "/", "/", "true"],
+                                 capture_output=True).returncode == 0:
+    for label, fails in (("machine-once", f"mkdir {work}/bwrap-failed 2>/dev/null"),
+                         ("machine-always", "true")):
+        fake = os.path.join(work, label + "-bin")
+        os.makedirs(fake)
+        with open(os.path.join(fake, "bwrap"), "w") as f:
+            f.write(f'#!/bin/sh\ncase " $* " in *" --block-fd "*)\n'
+                    f'  if {fails}; then echo "bwrap: made to fail" >&2; exit 1; fi;;\n'
+                    f'esac\nexec {real_bwrap} "$@"\n')
+        os.chmod(os.path.join(fake, "bwrap"), 0o755)
+        env = dict(os.environ, PATH=fake + ":" + os.environ["PATH"])
+        env.pop("MAAT_SANDBOX", None)
+        rc, out, err, d = compare(label, "--candidate", RANDOM, "--baseline", RANDOM,
+                                  "--max-blocks", "2", "--jobs", "1", env=env)
+        if label == "machine-once":
+            check(rc in (0, 1, 2) and "the machine failed" in err and
+                  "playing it again (2 of 3)" in err and "(3 of 3)" not in err and
+                  "verdict: none" not in out,
+                  f"compare, the machine fails once (exit 5): the run is played "
+                  f"again and counted ({rc}: {err.strip()[-300:]})")
+        else:
+            check(rc == 3 and "playing it again (3 of 3)" in err and
+                  "the machine failed every time" in err and "verdict: none" in out,
+                  f"compare, the machine fails every time: exit 3 after 3 tries, "
+                  f"saying so ({rc}: {err.strip()[-300:]})")
 
 # one crash is below the share: a verdict, with the faults shown (the
 # second game of its block starts a new process: 1 game with a fault)
