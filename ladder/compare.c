@@ -494,7 +494,10 @@ static int wait_wave(const maat_compare *c, const maat_pin_cpus *cpus,
             pids[k] = start_run(c, cpus, b, run, slot_of(c, b, run, k),
                                 sandbox_checked);
             if (pids[k] < 0) {
-                code = 1;
+                rc = maat_error_set(err, MAAT_EIO, "block %d, the %s's run: "
+                                    "cannot start its referee again: %s", b,
+                                    run ? "baseline" : "candidate",
+                                    strerror(errno));
                 break;
             }
         }

@@ -143,6 +143,14 @@ static const char *word_path(const char *w, int value)
     return p && strchr(p, '/') ? p : NULL;
 }
 
+/* Path w (absolute, or relative to the working directory cwd) made
+ * absolute, in out. */
+static void from_cwd(const char *w, const char *cwd, char *out, size_t len)
+{
+    snprintf(out, len, "%s%s%s", w[0] == '/' ? "" : cwd,
+             w[0] == '/' ? "" : "/", w);
+}
+
 /* Is `path` inside one of the bot's own private directories (--private),
  * which the sandbox binds back after every hidden path? */
 static int in_own(const char *path, const char *const *own)
@@ -171,8 +179,7 @@ static int needed(const char *dir, const char *cwd, const char *cmd,
             const char *w = word_path(word, value);
             if (!w)
                 continue;
-            snprintf(path, sizeof path, "%s%s%s", w[0] == '/' ? "" : cwd,
-                     w[0] == '/' ? "" : "/", w);
+            from_cwd(w, cwd, path, sizeof path);
             if (contains(dir, path) && !in_own(path, own))
                 return 1;
             /* as named, and resolved ("..", a link): the bot needs both */
@@ -267,6 +274,17 @@ static void tmp_entry_add(tmp_entries *t, const char *path, const char *cwd)
     snprintf(t->path[t->n++], PATH_MAX, "%s", top);
 }
 
+/* tmp_entry_add of path as named and as resolved (a link, ".."): the bot
+ * needs both */
+static void tmp_entry_add_both(tmp_entries *t, const char *path,
+                               const char *cwd)
+{
+    char real[PATH_MAX];
+    tmp_entry_add(t, path, cwd);
+    if (realpath(path, real))
+        tmp_entry_add(t, real, cwd);
+}
+
 static void find_tmp_entries(const char *cmd, const char *cwd, tmp_entries *t)
 {
     char words[4096], program[PATH_MAX + 1100], interp[PATH_MAX];
@@ -275,34 +293,24 @@ static void find_tmp_entries(const char *cmd, const char *cwd, tmp_entries *t)
      * interpreter of a script (#!/tmp/venv/bin/python3) */
     snprintf(words, sizeof words, "%s", cmd);
     char *save = NULL, *first = strtok_r(words, " \t\"'", &save);
-    if (first && (strchr(first, '/')
-                      ? snprintf(program, sizeof program, "%s%s%s",
-                                 first[0] == '/' ? "" : cwd,
-                                 first[0] == '/' ? "" : "/", first) > 0
-                      : find_in_path(first, program, sizeof program))) {
-        char real[PATH_MAX];
-        tmp_entry_add(t, program, cwd);
-        if (realpath(program, real))
-            tmp_entry_add(t, real, cwd);
-        if (interpreter_of(program, interp, sizeof interp)) {
-            tmp_entry_add(t, interp, cwd);
-            if (realpath(interp, real))
-                tmp_entry_add(t, real, cwd);
-        }
+    if (first && strchr(first, '/'))
+        from_cwd(first, cwd, program, sizeof program);
+    if (first && (strchr(first, '/') ||
+                  find_in_path(first, program, sizeof program))) {
+        tmp_entry_add_both(t, program, cwd);
+        if (interpreter_of(program, interp, sizeof interp))
+            tmp_entry_add_both(t, interp, cwd);
     }
     snprintf(words, sizeof words, "%s", cmd);
     for (char *save = NULL, *word = strtok_r(words, " \t\"'", &save); word;
          word = strtok_r(NULL, " \t\"'", &save)) {
         for (int value = 0; value < 2; value++) {
-            char path[5200], real[PATH_MAX];
+            char path[5200];
             const char *w = word_path(word, value);
             if (!w)
                 continue;
-            snprintf(path, sizeof path, "%s%s%s", w[0] == '/' ? "" : cwd,
-                     w[0] == '/' ? "" : "/", w);
-            tmp_entry_add(t, path, cwd);
-            if (realpath(path, real))
-                tmp_entry_add(t, real, cwd);
+            from_cwd(w, cwd, path, sizeof path);
+            tmp_entry_add_both(t, path, cwd);
         }
     }
     /* the search paths a runtime takes from the environment, which the
@@ -315,26 +323,21 @@ static void find_tmp_entries(const char *cmd, const char *cwd, tmp_entries *t)
         const char *value = getenv(search[i]);
         snprintf(words, sizeof words, "%s", value ? value : "");
         for (char *save = NULL, *d = strtok_r(words, ":", &save); d;
-             d = strtok_r(NULL, ":", &save)) {
-            char real[PATH_MAX];
-            tmp_entry_add(t, d, cwd);
-            if (realpath(d, real))
-                tmp_entry_add(t, real, cwd);
-        }
+             d = strtok_r(NULL, ":", &save))
+            tmp_entry_add_both(t, d, cwd);
     }
 }
 
 /* Is `path` (under /tmp) inside something the sandbox binds back into the
- * bot's private /tmp: the working directory or an entry its command
- * names (find_tmp_entries)? */
-static int bound_back(const char *path, const char *cwd, const char *cmd)
+ * bot's private /tmp: the working directory or one of the command's
+ * `entries` (find_tmp_entries)? */
+static int bound_back(const char *path, const char *cwd,
+                      const tmp_entries *entries)
 {
     if (contains("/tmp", cwd) && contains(cwd, path))
         return 1;
-    tmp_entries t; /* 64 KiB: the referee's stack has 8 MiB */
-    find_tmp_entries(cmd, cwd, &t);
-    for (int i = 0; i < t.n; i++)
-        if (contains(t.path[i], path))
+    for (int i = 0; i < entries->n; i++)
+        if (contains(entries->path[i], path))
             return 1;
     return 0;
 }
@@ -364,8 +367,7 @@ static int named_dir(const char *w, const char *cwd, char *dir)
     struct stat st;
     if (!w)
         return 0;
-    snprintf(path, sizeof path, "%s%s%s", w[0] == '/' ? "" : cwd,
-             w[0] == '/' ? "" : "/", w);
+    from_cwd(w, cwd, path, sizeof path);
     if (!realpath(path, dir) || stat(dir, &st) != 0)
         return 0;
     if (!S_ISDIR(st.st_mode)) {
@@ -537,7 +539,7 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
     }
     /* what the command names under /tmp stays reachable too (read-only):
      * e.g. a bot built in a clone under /tmp, or compiled to /tmp/bot */
-    tmp_entries entries;
+    tmp_entries entries; /* 64 KiB: the referee's stack has 8 MiB */
     find_tmp_entries(cmd, cwd, &entries);
     for (int i = 0; i < entries.n; i++) {
         add(out, len, "--ro-bind");
@@ -555,7 +557,7 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
         *last = 0;
     for (int i = 0; sb->host_sockets && sb->host_sockets[i]; i++) {
         const char *s = sb->host_sockets[i];
-        if ((contains("/tmp", s) && !bound_back(s, cwd, cmd)) ||
+        if ((contains("/tmp", s) && !bound_back(s, cwd, &entries)) ||
             (contains("/run", s) && run_emptied) || contains(sockets, s) ||
             other_referee(s) || needed(s, cwd, cmd, NULL))
             continue;
@@ -576,7 +578,7 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
          * already, and covering it again would cover those binds (a
          * record in /tmp itself hid the socket: no bot could say hello)
          * and shrink the bot's /tmp to 4 KiB. */
-        if (contains("/tmp", h) && !bound_back(h, cwd, cmd))
+        if (contains("/tmp", h) && !bound_back(h, cwd, &entries))
             continue;
         if (S_ISDIR(st.st_mode) && needed(h, cwd, cmd, sb->own)) {
             if (!*unhidden)
@@ -597,7 +599,7 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
      * over whatever hid them (--hide of a directory that holds them all) */
     for (int i = 0; sb->not_own && sb->not_own[i]; i++) {
         const char *d = sb->not_own[i];
-        if (contains("/tmp", d) && !bound_back(d, cwd, cmd))
+        if (contains("/tmp", d) && !bound_back(d, cwd, &entries))
             continue; /* not in its new /tmp anyway */
         add(out, len, "--size 4096 --tmpfs");
         add_quoted(out, len, d);
@@ -616,7 +618,8 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
      * that holds it (a record beside the socket's directory) does not
      * cover it: bubblewrap makes its parent directories in a tmpfs. */
     if (last && last != sockets) {
-        if (!contains("/tmp", sockets) || bound_back(sockets, cwd, cmd)) {
+        if (!contains("/tmp", sockets) ||
+            bound_back(sockets, cwd, &entries)) {
             add(out, len, "--size 4096 --tmpfs");
             add_quoted(out, len, sockets);
         }

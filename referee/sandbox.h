@@ -31,7 +31,7 @@ typedef struct maat_sandbox {
 
 /* The Unix socket files on this host that listen or take datagrams (its
  * network namespace's /proc/net/unix), resolved, each once, at most
- * MAAT_SANDBOX_MAX_SOCKETS:
+ * MAAT_SANDBOX_MAX_SOCKETS (any past those go uncovered):
  * a read-only mount does not stop connect(), so a sandboxed bot could
  * talk to any daemon listening outside /run and /tmp (LXD under /var/snap,
  * a database) with the referee's user's rights.  A NULL-terminated array owned by the caller (free with
