@@ -1,6 +1,7 @@
 /* cgroup.c -- one control group per bot (cgroup.h): find the referee's
- * own memory cgroup, make a group below it with a memory limit, let a
- * child join it, read what the kernel says about it, empty and remove it.
+ * own memory (or pids) cgroup, make a group below it with a memory limit
+ * and/or a limit on its tasks, let a child join it, read what the kernel
+ * says about it, empty and remove it.
  *
  * Everything goes through the cgroup file system: no library, and no
  * state outside the maat_cgroup a caller holds.
@@ -20,8 +21,11 @@
 #include <unistd.h>
 
 struct maat_cgroup {
-    int v2;                /* the unified hierarchy, else v1's memory one */
-    int procs_fd;          /* its cgroup.procs, open for writing */
+    int v2;                /* the unified hierarchy, else v1's memory one
+                              (v1's pids one for a group without memory) */
+    int has_memory;        /* a memory limit: the memory files are ours */
+    int procs_fd;          /* the file a process joins by, open for
+                              writing: join_file */
     int pids_fd;           /* v1: the pids hierarchy's group's, or -1 */
     int has_pids;          /* the number of tasks is bounded too */
     char pids_path[PATH_MAX]; /* v1: that group's directory, or "" */
@@ -255,6 +259,18 @@ static int enable(const char *dir, const char *controller, char *why,
 
 /* ---- the group ----------------------------------------------------------- */
 
+/* The file the bot's first process writes "0" to, to join.  On v1 the
+ * `tasks` file: it moves the writing thread alone, which between fork and
+ * exec is the whole process, and the kernel (since 6.0) then skips the
+ * global lock whose taking waits an RCU grace period -- 5-12 ms on this
+ * VM when no other group was joined just before, so about once a match;
+ * `cgroup.procs` takes it every time.  v2's `cgroup.procs` takes it too,
+ * and offers nothing cheaper but clone3's CLONE_INTO_CGROUP. */
+static const char *join_file(int v2)
+{
+    return v2 ? "cgroup.procs" : "tasks";
+}
+
 /* Make DIR/maat-<pid>-<n> for the first n free. */
 static int make_dir(const char *dir, char *out, size_t len)
 {
@@ -315,7 +331,7 @@ static int limit_tasks(maat_cgroup *g, uint64_t tasks)
         g->pids_path[0] = 0;
         return 0;
     }
-    snprintf(procs, sizeof procs, "%s/cgroup.procs", g->pids_path);
+    snprintf(procs, sizeof procs, "%s/%s", g->pids_path, join_file(0));
     if (write_file(g->pids_path, "pids.max", num) == 0 &&
         (g->pids_fd = open(procs, O_WRONLY | O_CLOEXEC)) >= 0)
         return 1;
@@ -324,49 +340,90 @@ static int limit_tasks(maat_cgroup *g, uint64_t tasks)
     return 0;
 }
 
+/* The group's directory below `dir`, into g->path; -1 with `why`. */
+static int make_group_dir(maat_cgroup *g, const char *dir, char *why,
+                          size_t wlen)
+{
+    int e = make_dir(dir, g->path, sizeof g->path);
+    if (!e)
+        return 0;
+    snprintf(why, wlen, "cannot make a cgroup in %s: %s%s", dir, strerror(e),
+             e == EACCES || e == EPERM || e == EROFS ?
+             " (needs root, or a cgroup delegated to this user)" : "");
+    g->path[0] = 0;
+    return -1;
+}
+
+/* A group of the pids controller alone (v1: in its hierarchy), whose
+ * tasks are capped at `tasks`. */
+static int make_task_group(maat_cgroup *g, uint64_t tasks, char *why,
+                           size_t wlen)
+{
+    char dir[PATH_MAX], num[32];
+    if (own_cgroup("pids", dir, sizeof dir, &g->v2, why, wlen) ||
+        (g->v2 && enable(dir, "pids", why, wlen)) ||
+        make_group_dir(g, dir, why, wlen))
+        return -1;
+    snprintf(num, sizeof num, "%llu", (unsigned long long)tasks);
+    int e;
+    if ((e = write_file(g->path, "pids.max", num))) {
+        snprintf(why, wlen, "cannot write %s/pids.max: %s", g->path,
+                 strerror(e));
+        return -1;
+    }
+    g->has_pids = 1;
+    return 0;
+}
+
+/* A group with a memory limit, its tasks capped too where the pids
+ * controller is offered. */
+static int make_memory_group(maat_cgroup *g, uint64_t memory_bytes,
+                             char *why, size_t wlen)
+{
+    char dir[PATH_MAX];
+    if (own_cgroup("memory", dir, sizeof dir, &g->v2, why, wlen) ||
+        (g->v2 && enable(dir, "memory", why, wlen)) ||
+        make_group_dir(g, dir, why, wlen))
+        return -1;
+    g->has_memory = 1;
+    return set_limit(g, memory_bytes, why, wlen);
+}
+
 maat_cgroup *maat_cgroup_new(uint64_t memory_bytes, uint64_t tasks,
                              maat_error *err)
 {
-    char dir[PATH_MAX], why[PATH_MAX + 256];
+    char why[PATH_MAX + 256];
     maat_cgroup *g = calloc(1, sizeof *g);
     if (!g) {
         maat_error_set(err, MAAT_ENOMEM, "out of memory");
         return NULL;
     }
     g->procs_fd = g->pids_fd = -1;
-    if (own_cgroup("memory", dir, sizeof dir, &g->v2, why, sizeof why) ||
-        (g->v2 && enable(dir, "memory", why, sizeof why)))
-        goto fail;
-    int e = make_dir(dir, g->path, sizeof g->path);
-    if (e) {
-        snprintf(why, sizeof why, "cannot make a cgroup in %s: %s%s", dir,
-                 strerror(e), e == EACCES || e == EPERM || e == EROFS ?
-                 " (needs root, or a cgroup delegated to this user)" : "");
-        g->path[0] = 0;
-        goto fail;
-    }
-    if (set_limit(g, memory_bytes, why, sizeof why))
+    if (memory_bytes ? make_memory_group(g, memory_bytes, why, sizeof why)
+                     : make_task_group(g, tasks, why, sizeof why))
         goto fail;
     char procs[PATH_MAX + 16];
-    snprintf(procs, sizeof procs, "%s/cgroup.procs", g->path);
+    snprintf(procs, sizeof procs, "%s/%s", g->path, join_file(g->v2));
     g->procs_fd = open(procs, O_WRONLY | O_CLOEXEC);
     if (g->procs_fd < 0) {
         snprintf(why, sizeof why, "cannot open %s: %s", procs,
                  strerror(errno));
         goto fail;
     }
-    if (tasks)
+    if (memory_bytes && tasks)
         g->has_pids = limit_tasks(g, tasks);
     return g;
 fail:
-    maat_error_set(err, MAAT_EHOST, "no memory cgroup for a bot: %s", why);
+    maat_error_set(err, MAAT_EHOST, "no %s cgroup for a bot: %s",
+                   memory_bytes ? "memory" : "pids", why);
     maat_cgroup_destroy(&g);
     return NULL;
 }
 
 int maat_cgroup_join(const maat_cgroup *g)
 {
-    /* "0" is the writing process (its whole thread group) */
+    /* "0" is the writer: on v1 (`tasks`) the writing thread, which is
+     * the whole process in a child between fork and exec */
     if (write(g->procs_fd, "0", 1) != 1)
         return errno;
     if (g->pids_fd >= 0 && write(g->pids_fd, "0", 1) != 1)
@@ -386,6 +443,8 @@ const char *maat_cgroup_path(const maat_cgroup *g)
 
 uint64_t maat_cgroup_oom_kills(const maat_cgroup *g)
 {
+    if (!g->has_memory) /* no limit of ours: a kill was the machine's */
+        return 0;
     /* v1 says it in memory.oom_control, v2 in memory.events */
     uint64_t n = read_key(g->path, g->v2 ? "memory.events"
                                          : "memory.oom_control", "oom_kill");
@@ -395,6 +454,8 @@ uint64_t maat_cgroup_oom_kills(const maat_cgroup *g)
 uint64_t maat_cgroup_memory_peak(const maat_cgroup *g)
 {
     char path[PATH_MAX + 32], num[64];
+    if (!g->has_memory)
+        return 0;
     snprintf(path, sizeof path, "%s/%s", g->path,
              g->v2 ? "memory.peak" : "memory.max_usage_in_bytes");
     return read_text(path, num, sizeof num) ? 0 : strtoull(num, NULL, 10);

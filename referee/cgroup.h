@@ -19,6 +19,12 @@
  * children).  Making one needs write access there: root on v1, a cgroup
  * delegated to the user on v2 (systemd-run --user --scope -p Delegate=yes).
  *
+ * A group may also bound the number of tasks alone, with the pids
+ * controller and no memory limit (maat_cgroup_new with memory_bytes 0):
+ * the referee makes one per bot when it runs as root without
+ * --limit-mem, since RLIMIT_NPROC does not bind root and a bot could
+ * otherwise fork until the machine has no process ids left.
+ *
  * Ownership: maat_cgroup_new returns a group the caller owns.  The bot's
  * first process joins it between fork and exec (maat_cgroup_join, which
  * is async-signal-safe) and its descendants are born in it.
@@ -35,14 +41,16 @@
 
 typedef struct maat_cgroup maat_cgroup;
 
-/* A new group whose processes may use `memory_bytes` (> 0) in all,
- * swap not extending it where the kernel lets us say so, and, when
- * `tasks` > 0, run at most that many tasks (processes and threads) at
- * once, where the pids controller is there to say so (v1: a group of the
- * pids hierarchy beside it, joined with it; without it the group bounds
- * memory alone: maat_cgroup_has_task_limit).  NULL and `err` when it
- * cannot be made: MAAT_EHOST with the path and the reason (no memory
- * controller, no permission, processes in the way). */
+/* A new group whose processes may use `memory_bytes` in all, swap not
+ * extending it where the kernel lets us say so, and, when `tasks` > 0,
+ * run at most that many tasks (processes and threads) at once, where the
+ * pids controller is there to say so (v1: a group of the pids hierarchy
+ * beside it, joined with it; without it the group bounds memory alone:
+ * maat_cgroup_has_task_limit).  With `memory_bytes` 0, a group of the
+ * pids controller alone capping its tasks at `tasks` (> 0), which must
+ * be offered.  NULL and `err` when it cannot be made: MAAT_EHOST with the
+ * path and the reason (no such controller, no permission, processes in
+ * the way). */
 maat_cgroup *maat_cgroup_new(uint64_t memory_bytes, uint64_t tasks,
                              maat_error *err);
 
@@ -58,18 +66,22 @@ int maat_cgroup_locate(const char *cgroup, const char *mountinfo,
                        const char *controller, char *dir, size_t len, int *v2,
                        char *why, size_t wlen);
 
-/* Put the calling process in the group (v1: in both groups).  Only system calls: for the
- * child between fork and exec.  0, or the errno of the failed write. */
+/* Put the calling process in the group (v1: in both groups).  Only
+ * system calls: for the child between fork and exec, which must be
+ * single-threaded (on v1 the calling thread is what moves).  0, or the
+ * errno of the failed write. */
 int maat_cgroup_join(const maat_cgroup *g);
 
 /* The group's directory, e.g. /sys/fs/cgroup/memory/.../maat-41-0. */
 const char *maat_cgroup_path(const maat_cgroup *g);
 
 /* How many processes of the group the kernel killed for reaching the
- * limit (0 where the kernel does not say: v1 before Linux 4.13). */
+ * limit (0 where the kernel does not say: v1 before Linux 4.13; 0 for a
+ * group without a memory limit). */
 uint64_t maat_cgroup_oom_kills(const maat_cgroup *g);
 
-/* The most memory the group used at once, in bytes (0 where unknown). */
+/* The most memory the group used at once, in bytes (0 where unknown or
+ * the group has no memory limit). */
 uint64_t maat_cgroup_memory_peak(const maat_cgroup *g);
 
 /* SIGKILL every process in the group, until it is empty or ~1 s passed

@@ -118,7 +118,8 @@ static void usage(FILE *f)
 "                         cgroup of its own (0 = none, the default; needs\n"
 "                         root or a delegated cgroup)\n"
 "  --limit-cpu S          CPU seconds per bot process (600)\n"
-"  --limit-nproc N        processes (64)      --limit-nofile N  files (256)\n"
+"  --limit-nproc N        processes (64; as root, each bot's tasks in a\n"
+"                         pids cgroup)  --limit-nofile N  files (256)\n"
 "Output:\n"
 "  --ladder FILE          append one JSON line per finished game\n"
 "  --record FILE          write the game record (series: FILE-<k>)\n"
@@ -776,6 +777,34 @@ static int check_limit_mem(const cli *k)
     return 0;
 }
 
+/* Root is not bound by RLIMIT_NPROC, so as root --limit-nproc is kept
+ * by a pids cgroup per bot (with --limit-mem its memory group caps tasks
+ * already).  Tried once now: where none can be made (a container whose
+ * cgroups are read-only), the match still runs, and the organiser is
+ * told that a bot can fork until the machine has no process ids left. */
+static void choose_task_group(cli *k)
+{
+    int spawned = 0;
+    for (int i = 0; i < k->c.n_bots; i++)
+        spawned += k->c.bots[i].command != NULL;
+    if (geteuid() != 0 || k->c.limits.memory || !k->c.limits.processes ||
+        !spawned)
+        return;
+    maat_error err = {0};
+    maat_cgroup *g = maat_cgroup_new(0, k->c.limits.processes, &err);
+    if (g) {
+        k->c.limits.task_group = 1;
+        maat_cgroup_destroy(&g);
+    } else if (!k->c.quiet) {
+        fprintf(stderr, "maat-referee: warning: --limit-nproc %llu is not "
+                "enforced: root is not bound by RLIMIT_NPROC, and %s; a bot "
+                "can fork until the machine has no process ids left (run "
+                "the referee as another user, or where it can make "
+                "cgroups; --limit-nproc 0 says no limit is wanted)\n",
+                (unsigned long long)k->c.limits.processes, err.msg);
+    }
+}
+
 /* --log-dir: made if missing, and checked before any bot starts, as the
  * record and the ladder are -- a result that cannot be written is exit 1,
  * not a match played for nothing or a bot charged for the referee's
@@ -845,6 +874,8 @@ int main(int argc, char **argv)
         rc = choose_sandbox(&k);
         if (!rc)
             rc = check_limit_mem(&k);
+        if (!rc)
+            choose_task_group(&k);
         if (!rc)
             rc = check_private(&k);
         if (rc)

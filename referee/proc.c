@@ -59,7 +59,7 @@ struct maat_proc {
     long tag;           /* >= 0: each line in the log starts "TAG\t" */
     bool mid_line;      /* the output's last byte was not a newline */
     bool log_mid_line;  /* the log's last byte kept was not a newline */
-    maat_cgroup *cgroup; /* with a memory limit: the bot's own group */
+    maat_cgroup *cgroup; /* with a memory limit or task_group: its group */
     uint64_t oom_kills;  /* the group's, kept when it is removed */
     uint64_t memory_peak;
     bool exited;        /* main process reaped; status/ru valid */
@@ -540,7 +540,7 @@ static maat_proc *spawn(const char *cmd, char *const env[],
                      .parent = getpid()};
     char **words = maat_proc_words(cmd);
     cp.argv = words ? words : cp.sh_argv;
-    if (lim->memory) {
+    if (lim->memory || (lim->task_group && lim->processes)) {
         p->cgroup = maat_cgroup_new(lim->memory, lim->processes, err);
         if (!p->cgroup)
             goto fail;

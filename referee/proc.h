@@ -20,9 +20,10 @@
  *  - A core size limit of 0 is always set; the CPU limit is soft N, hard
  *    N+1 (SIGXCPU, then SIGKILL).
  *
- * With a memory limit (maat_proc_limits.memory) the bot runs in a cgroup
- * of its own (cgroup.h), which it joins before it execs; stopping the bot
- * also kills whatever is left in it (a process that left the group).
+ * With a memory limit (maat_proc_limits.memory), or task_group, the bot
+ * runs in a cgroup of its own (cgroup.h), which it joins before it execs;
+ * stopping the bot also kills whatever is left in it (a process that left
+ * the group).
  *
  * Ownership: maat_proc_spawn returns a maat_proc owned by the caller;
  * maat_proc_destroy(&p) stops the group if still running (SIGTERM, then
@@ -48,6 +49,9 @@ typedef struct maat_proc_limits {
     uint64_t log_cap;       /* bytes kept in the log file */
     uint64_t memory;        /* bytes, all the bot's processes together:
                                a memory cgroup of its own (cgroup.h) */
+    int task_group;         /* 1: without `memory`, a pids cgroup of its
+                               own still caps its tasks at `processes`
+                               (for root, whom RLIMIT_NPROC does not bind) */
     int clean_env;          /* 1: none of the referee's environment is
                                inherited, the child gets `env` alone */
 } maat_proc_limits;

@@ -1,7 +1,8 @@
-/* test_cgroup.c -- referee/cgroup.c and its use by proc.c (--limit-mem):
- * a bot's processes bounded together, memory in no process (a memfd)
- * counted, the kernel's kills reported, a process that left the bot's
- * process group killed with the rest, the group removed afterwards.
+/* test_cgroup.c -- referee/cgroup.c and its use by proc.c (--limit-mem,
+ * and root's task groups): a bot's processes bounded together, memory in
+ * no process (a memfd) counted, the kernel's kills reported, a process
+ * that left the bot's process group killed with the rest, a fork flood
+ * stopped at the task limit, the group removed afterwards.
  *
  * Finding the referee's memory cgroup is checked on made-up /proc text of
  * v1, v2 and container layouts everywhere; the rest needs a memory cgroup
@@ -204,24 +205,14 @@ static void test_memfd(void)
     unlink(log);
 }
 
-/* With the pids controller the group bounds its tasks: a bot forking 50
- * children under 20 is stopped at fork (EAGAIN), even when the referee
- * runs as root, for whom RLIMIT_NPROC does nothing. */
-static void test_tasks(void)
+/* A bot forking 50 children under a limit of 20 tasks is stopped at fork
+ * (EAGAIN), even when the referee runs as root, for whom RLIMIT_NPROC
+ * does nothing. */
+static void check_forks_stopped(const maat_proc_limits *lim,
+                                const char *label)
 {
     maat_error err = {0};
-    maat_cgroup *g = maat_cgroup_new(LIMIT, 20, &err);
-    CHECK(g != NULL, "a group with a task limit: %s", err.msg);
-    if (!g)
-        return;
-    int has = maat_cgroup_has_task_limit(g);
-    maat_cgroup_destroy(&g);
-    if (!has) {
-        printf("skip tasks: no pids controller here\n");
-        return;
-    }
     const char *log = tmp_path("tasks.log");
-    maat_proc_limits lim = {.memory = LIMIT, .processes = 20};
     maat_proc *p = maat_proc_spawn(
         "/usr/bin/python3 -c '\n"
         "import os\n"
@@ -238,19 +229,69 @@ static void test_tasks(void)
         "    e = x.errno\n"
         "os.close(w)\n"
         "print(\"forked\", n, \"errno\", e)\n'",
-        NULL, log, NULL, &lim, &err);
-    CHECK(p != NULL, "spawn under a task limit: %s", err.msg);
+        NULL, log, NULL, lim, &err);
+    CHECK(p != NULL, "%s: spawn: %s", label, err.msg);
     if (!p)
         return;
     int st = run_to_exit(p);
     const char *out = output(p, log), *f = strstr(out, "forked ");
     int n = f ? atoi(f + 7) : -1;
     CHECK(st == 0 && n >= 0 && n < 20 && strstr(out, "errno 11"),
-          "50 forks under a limit of 20 tasks%s: stopped with EAGAIN below "
-          "20 (status 0x%x, output '%s')", geteuid() == 0 ?
+          "%s: 50 forks under a limit of 20 tasks%s: stopped with EAGAIN "
+          "below 20 (status 0x%x, output '%s')", label, geteuid() == 0 ?
           " (as root: RLIMIT_NPROC ignored)" : "", st, out);
     maat_proc_destroy(&p);
     unlink(log);
+}
+
+/* With the pids controller a memory group bounds its tasks too. */
+static void test_tasks(void)
+{
+    maat_error err = {0};
+    maat_cgroup *g = maat_cgroup_new(LIMIT, 20, &err);
+    CHECK(g != NULL, "a group with a task limit: %s", err.msg);
+    if (!g)
+        return;
+    int has = maat_cgroup_has_task_limit(g);
+    maat_cgroup_destroy(&g);
+    if (!has) {
+        printf("skip tasks: no pids controller here\n");
+        return;
+    }
+    maat_proc_limits lim = {.memory = LIMIT, .processes = 20};
+    check_forks_stopped(&lim, "memory group");
+}
+
+/* A group of the pids controller alone (what the referee makes for each
+ * bot when it runs as root without --limit-mem): pids.max written, no
+ * memory limit and so no memory read back, a fork flood stopped. */
+static void test_task_group(void)
+{
+    maat_error err = {0};
+    maat_cgroup *g = maat_cgroup_new(0, 20, &err);
+    if (!g) {
+        printf("skip task group: %s\n", err.msg);
+        return;
+    }
+    const char *path = maat_cgroup_path(g);
+    char file[4200], num[64] = "";
+    snprintf(file, sizeof file, "%s/pids.max", path);
+    FILE *f = fopen(file, "r");
+    CHECK(f && fgets(num, sizeof num, f) && atoi(num) == 20,
+          "%s: pids.max '%s', want 20", path, num);
+    if (f)
+        fclose(f);
+    CHECK(maat_cgroup_has_task_limit(g), "a task group without a task limit");
+    CHECK(maat_cgroup_oom_kills(g) == 0 && maat_cgroup_memory_peak(g) == 0,
+          "a group without a memory limit reports memory");
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", path);
+    maat_cgroup_destroy(&g);
+    struct stat st;
+    CHECK(stat(copy, &st) != 0 && errno == ENOENT, "%s: not removed", copy);
+
+    maat_proc_limits lim = {.processes = 20, .task_group = 1};
+    check_forks_stopped(&lim, "task group");
 }
 
 static volatile sig_atomic_t alarmed;
@@ -402,6 +443,7 @@ int main(void)
     test_memfd();
     test_leftover();
     test_tasks();
+    test_task_group();
     rmdir(tmpdir);
     return check_done("test_cgroup");
 }

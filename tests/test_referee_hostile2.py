@@ -12,7 +12,8 @@ bots in the others:
                    disconnect cycles during a match
   second-claim     a second connection presenting a seat's token mid-game,
                    then sending actions as if it held the seat
-  forker           1000 sleeping children (RLIMIT_NPROC, ignored by root);
+  forker           1000 sleeping children (RLIMIT_NPROC; as root, ignoring
+                   it, a pids cgroup per bot);
                    children that leave the process group with setsid()
   hog              malloc + memset until failure under --limit-as
   ignore-term      plays well, ignores SIGTERM, never leaves
@@ -76,10 +77,11 @@ class Run:
 
 
 def run_match(tmp, label, bots, extra=(), endpoint=None, during=None,
-              guard_s=MATCH_GUARD_S, time_ms=1000, in_dir=False):
+              guard_s=MATCH_GUARD_S, time_ms=1000, in_dir=False, wrap=()):
     """bots: (name, hostile args | None for maat-random | 'remote:TOKEN').
     during(r, ref): called once the referee runs, before waiting for it;
-    strangers it starts must be appended to r.strangers."""
+    strangers it starts must be appended to r.strangers.  wrap: a command
+    the referee's runs under (its words, then the referee's)."""
     r = Run()
     r.label = label
     r.dir = os.path.join(tmp, label)
@@ -104,7 +106,7 @@ def run_match(tmp, label, bots, extra=(), endpoint=None, during=None,
             continue
         c = random_cmd(r.piddir, name) if spec is None else hostile_cmd(spec)
         cmd += ['--bot', '%s=%s' % (name, c)]
-    cmd += list(extra)
+    cmd = list(wrap) + cmd + list(extra)
     r.env = dict(os.environ, MAAT_PIDFILE_DIR=r.piddir,
                  MAAT_TEST_MARKER=r.marker)
     for k in ('MAAT_ENDPOINT', 'MAAT_TOKEN', 'MAAT_BOT_NAME'):
@@ -443,17 +445,61 @@ def forker(tmp):
     hf = check_common(r, label, 1, 'forker')
     text = (read_text(os.path.join(r.piddir, 'forker.forked')) or '').split()
     made, err = (int(text[0]), int(text[1])) if len(text) == 2 else (-1, -1)
-    if root:
-        # root ignores RLIMIT_NPROC: containment is the group kill alone
-        check(made == 1000, '%s: as root every fork succeeds (%d)'
+    try:
+        pids = os.path.exists('/sys/fs/cgroup/pids/cgroup.procs') or \
+            'pids' in open('/sys/fs/cgroup/cgroup.controllers').read()
+    except OSError:
+        pids = False
+    uncapped = 'is not enforced' in (r.err or '')
+    if root and pids:
+        # root ignores RLIMIT_NPROC: the referee caps each bot's tasks
+        # with a pids cgroup of its own instead
+        check(not uncapped, '%s: as root, no warning that the limit is not '
+              'enforced' % label, short(r.err))
+    if root and uncapped:
+        # no cgroup could be made: containment is the group kill alone,
+        # and the referee said so
+        check(made == 1000, '%s: as root, uncapped, every fork succeeds (%d)'
               % (label, made))
+        if hf is not None:
+            check(not hf, '%s: no fault (the bot still answers)' % label,
+                  json.dumps(hf)[:300])
     else:
-        check(0 <= made < 1000 and err != 0,
-              '%s: RLIMIT_NPROC stopped the forks (%d made, errno %d)'
-              % (label, made, err))
-    if hf is not None:
-        check(not hf, '%s: no fault (the bot still answers)' % label,
-              json.dumps(hf)[:300])
+        # the forker spends its own budget and may then die itself (libzmq
+        # cannot start its threads): that costs only its seat, which
+        # check_common saw
+        check(0 <= made < 64 and err == errno.EAGAIN,
+              '%s: the forks were stopped below 64 (%d made, errno %d)%s'
+              % (label, made, err, ' as root, by its pids cgroup' if root
+                 else ', by RLIMIT_NPROC'))
+
+    # as root where no cgroup can be made (a container whose cgroups are
+    # read-only; here a tmpfs over them in a mount namespace of the
+    # referee's own): the match runs, uncapped, and the referee says so
+    if root and subprocess.run(['unshare', '--mount', 'true'],
+                               capture_output=True).returncode == 0:
+        r = run_match(tmp, 'forker-nocgroup',
+                      [('rnd0', None),
+                       ('forker', ['--mode', 'forker', '--count', '200']),
+                       ('rnd2', None)],
+                      extra=['--limit-nproc', '64'],
+                      wrap=['unshare', '--mount', 'sh', '-c',
+                            'mount -t tmpfs none /sys/fs/cgroup && '
+                            'exec "$@"', 'sh'])
+        label = 'forker, as root with no cgroups to make'
+        hf = check_common(r, label, 1, 'forker')
+        text = (read_text(os.path.join(r.piddir, 'forker.forked')) or
+                '').split()
+        made = int(text[0]) if len(text) == 2 else -1
+        check(made == 200, '%s: every fork succeeds (%d of 200)'
+              % (label, made))
+        check('warning: --limit-nproc 64 is not enforced: root is not bound '
+              'by RLIMIT_NPROC' in (r.err or ''),
+              '%s: the referee warns that --limit-nproc is not enforced'
+              % label, short(r.err))
+        if hf is not None:
+            check(not hf, '%s: no fault (the bot still answers)' % label,
+                  json.dumps(hf)[:300])
 
     # under --limit-mem the bot's cgroup also bounds its tasks to
     # --limit-nproc (pids controller), for root too
@@ -472,11 +518,6 @@ def forker(tmp):
         text = (read_text(os.path.join(r.piddir, 'forker.forked')) or
                 '').split()
         made, err = (int(text[0]), int(text[1])) if len(text) == 2 else (-1, -1)
-        try:
-            pids = os.path.exists('/sys/fs/cgroup/pids/cgroup.procs') or \
-                'pids' in open('/sys/fs/cgroup/cgroup.controllers').read()
-        except OSError:
-            pids = False
         if pids:
             # the forker spends its own budget: it may then die itself
             # (libzmq cannot start its threads), which costs only its seat
