@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -482,6 +483,47 @@ int maat_cgroup_kill(maat_cgroup *g)
         nanosleep(&step, NULL); /* the kernel removes them as they die */
     }
     return killed;
+}
+
+/* Remove the groups below `dir` that a referee killed before it could
+ * remove them left behind: maat-<pid>-... whose referee is gone, older
+ * than a minute, and empty (rmdir removes nothing else).  The age keeps
+ * a group just made, not yet joined, by a referee whose pid this process
+ * cannot see (another pid namespace). */
+static void sweep(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    time_t now = time(NULL);
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        int pid, n = 0;
+        if (sscanf(e->d_name, "maat-%d-%n", &pid, &n) != 1 || !n ||
+            pid <= 0 || pid == getpid() ||
+            kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue;
+        char path[PATH_MAX];
+        struct stat st;
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) <
+                (int)sizeof path &&
+            stat(path, &st) == 0 && S_ISDIR(st.st_mode) &&
+            now - st.st_mtime > 60)
+            (void)rmdir(path);
+    }
+    closedir(d);
+}
+
+void maat_cgroup_sweep(void)
+{
+    static const char *const controllers[] = {"memory", "pids"};
+    for (size_t i = 0; i < sizeof controllers / sizeof *controllers; i++) {
+        char dir[PATH_MAX], why[PATH_MAX + 256];
+        int v2;
+        if (!own_cgroup(controllers[i], dir, sizeof dir, &v2, why,
+                        sizeof why))
+            sweep(dir);
+    }
 }
 
 void maat_cgroup_destroy(maat_cgroup **gp)

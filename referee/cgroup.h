@@ -89,6 +89,11 @@ uint64_t maat_cgroup_memory_peak(const maat_cgroup *g);
  * the first look (0: it was empty). */
 int maat_cgroup_kill(maat_cgroup *g);
 
+/* Remove the empty groups that referees killed before they could remove
+ * their own left below this referee's cgroups (maat-<pid>-... of a pid
+ * that is gone, made over a minute ago).  Best effort, silent. */
+void maat_cgroup_sweep(void);
+
 /* Kill what is left, remove the directory (left behind, empty, if the
  * kernel still holds it), free, set *g to NULL.  NULL-safe. */
 void maat_cgroup_destroy(maat_cgroup **g);

@@ -765,6 +765,7 @@ static int check_limit_mem(const cli *k)
         spawned += k->c.bots[i].command != NULL;
     if (!k->c.limits.memory || !spawned)
         return 0;
+    maat_cgroup_sweep();
     maat_error err = {0};
     maat_cgroup *g = maat_cgroup_new(k->c.limits.memory,
                                      k->c.limits.processes, &err);
@@ -790,6 +791,7 @@ static void choose_task_group(cli *k)
     if (geteuid() != 0 || k->c.limits.memory || !k->c.limits.processes ||
         !spawned)
         return;
+    maat_cgroup_sweep(); /* before ours, so none of ours is in the way */
     maat_error err = {0};
     maat_cgroup *g = maat_cgroup_new(0, k->c.limits.processes, &err);
     if (g) {

@@ -294,6 +294,49 @@ static void test_task_group(void)
     check_forks_stopped(&lim, "task group");
 }
 
+/* Groups left by a referee killed before it removed them are swept: an
+ * old one of a dead referee goes; a young one, or one of a live
+ * referee, stays. */
+static void test_sweep(void)
+{
+    maat_error err = {0};
+    maat_cgroup *g = maat_cgroup_new(0, 5, &err);
+    if (!g) {
+        printf("skip sweep: %s\n", err.msg);
+        return;
+    }
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", maat_cgroup_path(g));
+    *strrchr(dir, '/') = 0;
+    maat_cgroup_destroy(&g);
+    pid_t dead = fork(); /* a pid that is gone */
+    if (dead == 0)
+        _exit(0);
+    waitpid(dead, NULL, 0);
+    char old_dead[4200], young_dead[4200], old_live[4200];
+    snprintf(old_dead, sizeof old_dead, "%s/maat-%d-0", dir, (int)dead);
+    snprintf(young_dead, sizeof young_dead, "%s/maat-%d-1", dir, (int)dead);
+    snprintf(old_live, sizeof old_live, "%s/maat-%d-0", dir, (int)getppid());
+    struct timespec old[2] = {{time(NULL) - 120, 0}, {time(NULL) - 120, 0}};
+    CHECK(mkdir(old_dead, 0755) == 0 && mkdir(young_dead, 0755) == 0 &&
+          mkdir(old_live, 0755) == 0, "cannot make groups in %s: %s", dir,
+          strerror(errno));
+    CHECK(utimensat(AT_FDCWD, old_dead, old, 0) == 0 &&
+          utimensat(AT_FDCWD, old_live, old, 0) == 0,
+          "cannot age the groups: %s", strerror(errno));
+    maat_cgroup_sweep();
+    struct stat st;
+    CHECK(stat(old_dead, &st) != 0 && errno == ENOENT,
+          "%s: a dead referee's old empty group was not swept", old_dead);
+    CHECK(stat(young_dead, &st) == 0, "%s: a group made a moment ago was "
+          "swept", young_dead);
+    CHECK(stat(old_live, &st) == 0, "%s: a live referee's group was swept",
+          old_live);
+    rmdir(old_dead);
+    rmdir(young_dead);
+    rmdir(old_live);
+}
+
 static volatile sig_atomic_t alarmed;
 static void on_alarm(int sig)
 {
@@ -444,6 +487,7 @@ int main(void)
     test_leftover();
     test_tasks();
     test_task_group();
+    test_sweep();
     rmdir(tmpdir);
     return check_done("test_cgroup");
 }
