@@ -52,10 +52,11 @@ static int unhideable(match *m, const char *dir, const match_bot *b,
                       maat_error *err);
 
 /* Spawn one bot's command: its environment is the variables botenv.c
- * lets through, then the seat's own (`seat`, which win). */
+ * lets through, then the seat's own (`seat`, which win).  `tasks_inside`:
+ * the sandbox's command caps its tasks itself (maat_sandbox_caps_tasks). */
 static maat_proc *spawn_bot(const maat_match_config *c, const char *cmd,
                             char *const seat[], const char *log,
-                            maat_error *err)
+                            int tasks_inside, maat_error *err)
 {
     char **env = maat_botenv_make(environ, c->sandbox,
                                   (const char *const *)c->bot_env,
@@ -66,6 +67,12 @@ static maat_proc *spawn_bot(const maat_match_config *c, const char *cmd,
     }
     maat_proc_limits lim = c->limits;
     lim.clean_env = 1; /* env is all of it */
+    lim.nproc_inside = tasks_inside;
+    /* RLIMIT_NPROC counts all the user's tasks: without the sandbox's own
+     * count, --limit-nproc is on top of those the user runs already (or
+     * a desktop's hundreds would leave a bot no thread to start) */
+    if (!c->sandbox && lim.processes && geteuid() != 0)
+        lim.nproc_base = maat_proc_user_tasks(getuid());
     maat_proc *p = NULL;
     if (c->sandbox) {
         int filter = maat_sandbox_filter_open(err);
@@ -88,6 +95,8 @@ static int start_bots_with(match *m, int game, char **host_sockets,
                            char *boxed, maat_error *err)
 {
     const maat_match_config *c = m->c;
+    int tasks_inside = c->sandbox && c->limits.processes &&
+                       maat_sandbox_caps_tasks();
     for (int i = 0; i < m->n; i++) {
         match_bot *b = &m->bot[i];
         b->spec = &c->bots[i];
@@ -186,7 +195,8 @@ static int start_bots_with(match *m, int game, char **host_sockets,
             own[n_own] = not_own[n_not] = NULL;
             maat_sandbox sb = {sock, (const char *const *)m->hide,
                                c->sandbox_tmp_mb << 20, others, own, not_own,
-                               (const char *const *)host_sockets};
+                               (const char *const *)host_sockets,
+                               tasks_inside ? c->limits.processes : 0};
             if (maat_sandbox_command(&sb, b->spec->command, boxed,
                                      MATCH_BOXED_MAX, &unhidden))
                 return maat_error_set(err, MAAT_EINVAL, "bot %s: its command "
@@ -203,7 +213,7 @@ static int start_bots_with(match *m, int game, char **host_sockets,
         if (c->log_dir)
             match_log_path(m, b, game, log, sizeof log);
         b->proc = spawn_bot(c, c->sandbox ? boxed : cmd, env,
-                            c->log_dir ? log : NULL, err);
+                            c->log_dir ? log : NULL, tasks_inside, err);
         if (!b->proc) {
             char why[sizeof err->msg];
             snprintf(why, sizeof why, "%s", err->msg);

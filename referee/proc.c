@@ -10,6 +10,7 @@
 #include "proc.h"
 #include "cgroup.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -164,6 +165,34 @@ static void plan_limit(child_plan *cp, int resource, const char *name,
     cp->nlimits++;
 }
 
+uint64_t maat_proc_user_tasks(uid_t uid)
+{
+    DIR *d = opendir("/proc");
+    if (!d)
+        return 0;
+    uint64_t tasks = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (e->d_name[0] < '1' || e->d_name[0] > '9')
+            continue;
+        char path[64], text[4096];
+        snprintf(path, sizeof path, "/proc/%.20s/status", e->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue; /* gone since */
+        ssize_t n = read(fd, text, sizeof text - 1);
+        close(fd);
+        if (n <= 0)
+            continue;
+        text[n] = 0;
+        const char *u = strstr(text, "\nUid:"), *t = strstr(text, "\nThreads:");
+        if (u && t && strtoul(u + 5, NULL, 10) == (unsigned long)uid)
+            tasks += strtoull(t + 9, NULL, 10);
+    }
+    closedir(d);
+    return tasks;
+}
+
 static void plan_limits(child_plan *cp, const maat_proc_limits *lim)
 {
     /* A crashing bot must not drop core files into its working directory:
@@ -175,9 +204,10 @@ static void plan_limits(child_plan *cp, const maat_proc_limits *lim)
     if (lim->cpu_seconds) /* SIGXCPU at the soft limit, SIGKILL 1 s later */
         plan_limit(cp, RLIMIT_CPU, "RLIMIT_CPU", lim->cpu_seconds,
                    lim->cpu_seconds + 1);
-    if (lim->processes)
-        plan_limit(cp, RLIMIT_NPROC, "RLIMIT_NPROC", lim->processes,
-                   lim->processes);
+    if (lim->processes && !lim->nproc_inside)
+        plan_limit(cp, RLIMIT_NPROC, "RLIMIT_NPROC",
+                   lim->processes + lim->nproc_base,
+                   lim->processes + lim->nproc_base);
     if (lim->open_files)
         plan_limit(cp, RLIMIT_NOFILE, "RLIMIT_NOFILE", lim->open_files,
                    lim->open_files);

@@ -16,7 +16,8 @@
  *    a thread that lives as long as the referee.
  *  - Reap only through maat_proc_exited/stop (never waitpid(-1)), or the
  *    exit status is lost.
- *  - RLIMIT_NPROC counts every process of the user and root ignores it.
+ *  - RLIMIT_NPROC counts every task of the user and root ignores it:
+ *    nproc_base, nproc_inside and task_group are the ways around that.
  *  - A core size limit of 0 is always set; the CPU limit is soft N, hard
  *    N+1 (SIGXCPU, then SIGKILL).
  *
@@ -49,12 +50,22 @@ typedef struct maat_proc_limits {
     uint64_t log_cap;       /* bytes kept in the log file */
     uint64_t memory;        /* bytes, all the bot's processes together:
                                a memory cgroup of its own (cgroup.h) */
+    int nproc_inside;       /* 1: RLIMIT_NPROC is not set here: the
+                               sandbox sets it inside the bot's own user
+                               namespace (maat_sandbox_caps_tasks) */
+    uint64_t nproc_base;    /* added to `processes` for RLIMIT_NPROC, which
+                               counts every task of the user: the tasks
+                               it already runs (maat_proc_user_tasks) */
     int task_group;         /* 1: without `memory`, a pids cgroup of its
                                own still caps its tasks at `processes`
                                (for root, whom RLIMIT_NPROC does not bind) */
     int clean_env;          /* 1: none of the referee's environment is
                                inherited, the child gets `env` alone */
 } maat_proc_limits;
+
+/* How many tasks (processes and threads) run with real uid `uid`: what
+ * RLIMIT_NPROC counts against a process of that user.  From /proc. */
+uint64_t maat_proc_user_tasks(uid_t uid);
 
 /* The words of `cmd` when it means the same with or without a shell:
  * blank-separated words of letters, digits and _./,:+@%=- and of text in

@@ -484,6 +484,12 @@ int maat_sandbox_needs(const char *dir, const char *cmd)
     return getcwd(cwd, sizeof cwd) && needed(dir, cwd, cmd, NULL);
 }
 
+int maat_sandbox_caps_tasks(void)
+{
+    char prlimit[PATH_MAX];
+    return geteuid() != 0 && find_in_path("prlimit", prlimit, sizeof prlimit);
+}
+
 int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
                          size_t len, const char **unhidden)
 {
@@ -654,6 +660,17 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
     add(out, len, fds);
     add(out, len, "--chdir");
     add_quoted(out, len, cwd);
+    /* The cap on its tasks, set inside its user namespace, where only its
+     * own tasks count (maat_sandbox_caps_tasks) */
+    char prlimit[PATH_MAX];
+    if (sb->tasks && find_in_path("prlimit", prlimit, sizeof prlimit)) {
+        char opt[64];
+        add_quoted(out, len, prlimit);
+        snprintf(opt, sizeof opt, "--nproc=%llu:%llu --",
+                 (unsigned long long)sb->tasks,
+                 (unsigned long long)sb->tasks);
+        add(out, len, opt);
+    }
     /* A command that means the same without a shell runs without one
      * (bwrap takes a word starting with '-' for an option) */
     char **argv = maat_proc_words(cmd);

@@ -27,7 +27,21 @@ typedef struct maat_sandbox {
     /* the host's Unix socket files (maat_sandbox_host_sockets), or NULL:
      * each one the bot could otherwise reach is covered */
     const char *const *host_sockets;
+    /* > 0: the bot's tasks (processes and threads) are capped at this
+     * inside the sandbox, where they are counted in its own user
+     * namespace (maat_sandbox_caps_tasks) */
+    uint64_t tasks;
 } maat_sandbox;
+
+/* Can the sandbox cap a bot's tasks itself?  RLIMIT_NPROC counts every
+ * task of the user, so set before bubblewrap it is a budget the bot
+ * shares with all the user's other processes (a desktop has hundreds:
+ * then no bot could even make its namespaces).  Set inside the sandbox,
+ * after bubblewrap made the bot's user namespace, it counts the bot's own
+ * tasks alone: the sandbox's command then starts the bot through
+ * util-linux's prlimit.  1 when that works here: not root (whose tasks
+ * no RLIMIT_NPROC bounds; cgroup.h), and prlimit on PATH. */
+int maat_sandbox_caps_tasks(void);
 
 /* The Unix socket files on this host that listen or take datagrams (its
  * network namespace's /proc/net/unix), resolved, each once, at most
@@ -76,7 +90,8 @@ int maat_sandbox_filter_open(maat_error *err);
  * no entrant reads another's program or weights.  Then each of
  * `not_own` is hidden too, and each of `own` bound back read-only.
  * Each of `host_sockets` the bot would see is covered by /dev/null, unless
- * the command names it or it is another referee's.
+ * the command names it or it is another referee's.  With `tasks`, the
+ * command starts under prlimit --nproc (maat_sandbox_caps_tasks).
  * bubblewrap waits for the start gate's byte
  * and reads the filter from descriptor MAAT_PROC_PASS_FD (proc.h): run
  * the command with maat_proc_spawn_gated and maat_sandbox_filter_open's

@@ -13,7 +13,8 @@ bots in the others:
   second-claim     a second connection presenting a seat's token mid-game,
                    then sending actions as if it held the seat
   forker           1000 sleeping children (RLIMIT_NPROC; as root, ignoring
-                   it, a pids cgroup per bot);
+                   it, a pids cgroup per bot; as a user already running
+                   80 tasks, with and without the sandbox);
                    children that leave the process group with setsid()
   hog              malloc + memset until failure under --limit-as
   ignore-term      plays well, ignores SIGTERM, never leaves
@@ -33,6 +34,7 @@ wait has a deadline that only guards against a hang.  Prints one line per
 check; exits 1 if any failed.
 """
 import errno, glob
+import shutil
 import json
 import os
 import socket
@@ -77,17 +79,23 @@ class Run:
 
 
 def run_match(tmp, label, bots, extra=(), endpoint=None, during=None,
-              guard_s=MATCH_GUARD_S, time_ms=1000, in_dir=False, wrap=()):
+              guard_s=MATCH_GUARD_S, time_ms=1000, in_dir=False, wrap=(),
+              env=None):
     """bots: (name, hostile args | None for maat-random | 'remote:TOKEN').
     during(r, ref): called once the referee runs, before waiting for it;
     strangers it starts must be appended to r.strangers.  wrap: a command
-    the referee's runs under (its words, then the referee's)."""
+    the referee's runs under (its words, then the referee's); then the
+    match's directories are writable by every user.  env: more variables
+    for the referee."""
     r = Run()
     r.label = label
     r.dir = os.path.join(tmp, label)
     os.makedirs(r.dir)
     r.piddir = os.path.join(r.dir, 'pids')
     os.makedirs(r.piddir)
+    if wrap:
+        os.chmod(r.dir, 0o777)
+        os.chmod(r.piddir, 0o777)
     r.record = os.path.join(r.dir, 'record.json')
     r.ladder = os.path.join(r.dir, 'ladder.jsonl')
     r.logdir = os.path.join(r.dir, 'logs')
@@ -108,7 +116,7 @@ def run_match(tmp, label, bots, extra=(), endpoint=None, during=None,
         cmd += ['--bot', '%s=%s' % (name, c)]
     cmd = list(wrap) + cmd + list(extra)
     r.env = dict(os.environ, MAAT_PIDFILE_DIR=r.piddir,
-                 MAAT_TEST_MARKER=r.marker)
+                 MAAT_TEST_MARKER=r.marker, **(env or {}))
     for k in ('MAAT_ENDPOINT', 'MAAT_TOKEN', 'MAAT_BOT_NAME'):
         r.env.pop(k, None)
     r.cmd = cmd
@@ -555,6 +563,61 @@ def forker(tmp):
         subprocess.run(['rm', '-rf', sbx])
 
 
+# ---- forker, as a user with many tasks ------------------------------------
+
+AS_NOBODY = ['setpriv', '--reuid=65534', '--regid=65534', '--clear-groups']
+
+
+def forker_as_user(tmp):
+    """RLIMIT_NPROC counts every task of the user: a user already running
+    more than --limit-nproc tasks (a desktop) must still be able to play,
+    and a forker must still be stopped -- in the sandbox by a count in the
+    bot's own user namespace, without it on top of the user's tasks."""
+    if os.geteuid() != 0:
+        print('# skip forker as a user: needs root to become uid 65534')
+        return
+    base = tempfile.mkdtemp(prefix='maat-hostile2-user-', dir=BUILD)
+    os.chmod(base, 0o777)
+    probe = subprocess.run(AS_NOBODY + ['sh', '-c', 'test -x "$1" && '
+                                        'test -x "$2" && test -w "$3"', 'sh',
+                                        REFEREE, HOSTILE, base],
+                           capture_output=True)
+    if probe.returncode != 0:
+        print('# skip forker as a user: the build is out of reach of uid '
+              '65534')
+        shutil.rmtree(base, ignore_errors=True)
+        return
+    # more tasks than the limit, before the match: the old RLIMIT_NPROC
+    # of 64 on the whole user then stopped every bot
+    sleepers = [subprocess.Popen(AS_NOBODY + ['sleep', '600'])
+                for _ in range(80)]
+    try:
+        for variant, extra in (('sandbox', []),
+                               ('no-sandbox', ['--no-sandbox'])):
+            r = run_match(base, 'forker-user-' + variant,
+                          [('rnd0', None),
+                           ('forker', ['--mode', 'forker', '--count',
+                                       '1000']),
+                           ('rnd2', None)],
+                          extra=['--limit-nproc', '64'] + extra,
+                          wrap=AS_NOBODY, env={'TMPDIR': base})
+            label = 'forker as a user with 80 tasks running (%s)' % variant
+            check_common(r, label, 1, 'forker')
+            text = (read_text(os.path.join(r.piddir, 'forker.forked')) or
+                    '').split()
+            made, err = ((int(text[0]), int(text[1])) if len(text) == 2
+                         else (-1, -1))
+            check(0 <= made < 64 and err == errno.EAGAIN,
+                  '%s: the forks were stopped below 64 (%d made, errno %d)'
+                  % (label, made, err))
+    finally:
+        for p in sleepers:
+            p.kill()
+        for p in sleepers:
+            p.wait()
+        shutil.rmtree(base, ignore_errors=True)
+
+
 # ---- hog ----------------------------------------------------------------
 
 def bots_run_under_as_limit(limit_mb):
@@ -805,6 +868,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix='maat-hostile2-') as tmp:
         for name, fn in (('partial', partial), ('storm', storm),
                          ('claim', second_claim), ('forker', forker),
+                         ('forker-user', forker_as_user),
                          ('hog', hog), ('hog-cgroup', hog_cgroup),
                          ('ignore-term', ignore_term),
                          ('spam', spam), ('other-game', other_game),
