@@ -400,6 +400,12 @@ maat_cgroup *maat_cgroup_new(uint64_t memory_bytes, uint64_t tasks,
         return NULL;
     }
     g->procs_fd = g->pids_fd = -1;
+    if (!memory_bytes && !tasks) { /* pids.max 0 would stop every fork */
+        free(g);
+        maat_error_set(err, MAAT_EINVAL, "a cgroup for a bot needs a memory "
+                       "or a task limit");
+        return NULL;
+    }
     if (memory_bytes ? make_memory_group(g, memory_bytes, why, sizeof why)
                      : make_task_group(g, tasks, why, sizeof why))
         goto fail;
@@ -485,8 +491,8 @@ int maat_cgroup_kill(maat_cgroup *g)
     return killed;
 }
 
-/* Remove the groups below `dir` that a referee killed before it could
- * remove them left behind: maat-<pid>-... whose referee is gone, older
+/* Remove the groups below `dir` left behind by referees killed before
+ * they could remove them: maat-<pid>-... whose referee is gone, older
  * than a minute, and empty (rmdir removes nothing else).  The age keeps
  * a group just made, not yet joined, by a referee whose pid this process
  * cannot see (another pid namespace). */

@@ -89,8 +89,8 @@ uint64_t maat_cgroup_memory_peak(const maat_cgroup *g);
  * the first look (0: it was empty). */
 int maat_cgroup_kill(maat_cgroup *g);
 
-/* Remove the empty groups that referees killed before they could remove
- * their own left below this referee's cgroups (maat-<pid>-... of a pid
+/* Remove the empty groups left below this referee's cgroups by referees
+ * killed before they could remove their own (maat-<pid>-... of a pid
  * that is gone, made over a minute ago).  Best effort, silent. */
 void maat_cgroup_sweep(void);
 

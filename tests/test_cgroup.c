@@ -292,6 +292,10 @@ static void test_task_group(void)
 
     maat_proc_limits lim = {.processes = 20, .task_group = 1};
     check_forks_stopped(&lim, "task group");
+    g = maat_cgroup_new(0, 0, &err);
+    CHECK(g == NULL && err.code == MAAT_EINVAL, "a group with no limit at "
+          "all was made (its pids.max would be 0)");
+    maat_cgroup_destroy(&g);
 }
 
 /* Groups left by a referee killed before it removed them are swept: an
