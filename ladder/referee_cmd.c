@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cgroup.h"
 #include "pin.h"
 #include "referee_cmd.h"
 #include "sandbox.h"
@@ -153,6 +154,31 @@ int maat_referee_sandbox_check(char *const *extra, int n_extra)
             off = 0;
     }
     return !off && maat_sandbox_works();
+}
+
+void maat_referee_task_cap_check(const char *who, char *const *extra,
+                                 int n_extra)
+{
+    unsigned long long nproc = 64, mem = 0;
+    for (int a = 0; a + 1 < n_extra; a++) { /* the referee's: the last wins */
+        if (!strcmp(extra[a], "--limit-nproc"))
+            nproc = strtoull(extra[a + 1], NULL, 10);
+        else if (!strcmp(extra[a], "--limit-mem"))
+            mem = strtoull(extra[a + 1], NULL, 10);
+    }
+    if (geteuid() != 0 || mem || !nproc)
+        return;
+    maat_error err = {0};
+    maat_cgroup *g = maat_cgroup_new(0, nproc, &err);
+    if (g) {
+        maat_cgroup_destroy(&g);
+        return;
+    }
+    fprintf(stderr, "%s: warning: --limit-nproc %llu will not be enforced: "
+            "root is not bound by RLIMIT_NPROC, and %s; a bot can fork until "
+            "the machine has no process ids left (run as another user, or "
+            "where cgroups can be made; referee_args --limit-nproc 0 says no "
+            "limit is wanted)\n", who, nproc, err.msg);
 }
 
 pid_t maat_referee_start(char **argv, int cpu, const char *match)

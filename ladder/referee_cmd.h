@@ -64,6 +64,16 @@ void maat_argv_free(char **argv);
  * milliseconds per referee); else 0, and each referee decides alone. */
 int maat_referee_sandbox_check(char *const *extra, int n_extra);
 
+/* Run as root, each referee caps its bots' tasks at --limit-nproc with a
+ * pids cgroup (RLIMIT_NPROC does not bind root), and warns when it cannot
+ * -- but the ladder's referees run --quiet.  So the ladder tries one such
+ * group itself, once, and says on stderr (naming `who`, e.g.
+ * "maat-ladder run") when --limit-nproc (of `extra`, else 64) will not be
+ * enforced.  Nothing when not root, with --limit-mem in `extra` (whose
+ * cgroups the referees require), or --limit-nproc 0. */
+void maat_referee_task_cap_check(const char *who, char *const *extra,
+                                 int n_extra);
+
 /* fork + exec argv in a child that restores SIGINT/SIGTERM to their
  * defaults, blocks no signal (a parent may block them for signalfd) and,
  * when cpu >= 0, runs on that CPU alone with the bots it starts (pin.h;

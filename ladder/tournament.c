@@ -797,6 +797,9 @@ int maat_tournament_run(const maat_tournament *t, const maat_run_options *o,
     /* one bubblewrap check for the run, not one per referee */
     int sandbox_checked = n_pending > 0 &&
         maat_referee_sandbox_check(t->referee_args, t->n_referee_args);
+    if (n_pending > 0)
+        maat_referee_task_cap_check("maat-ladder run", t->referee_args,
+                                    t->n_referee_args);
     double start = now_s();
     while ((next < n_pending || running) && !interrupted) {
         while (running < t->jobs && next < n_pending && !interrupted) {

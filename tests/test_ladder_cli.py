@@ -693,6 +693,32 @@ check(len(fresh) == 12 and abs(got_mean - want_mean) < 1e-3,
       f"compare --ladder with an earlier compare's games in the file scores this "
       f"run's games: mean {got_mean}, this run's games give {want_mean:.4f}")
 
+# as root where no cgroup can be made (a tmpfs over /sys/fs/cgroup in a
+# mount namespace of its own), the ladder says once that --limit-nproc
+# will not be enforced: its referees run --quiet and cannot say it
+if os.geteuid() == 0 and subprocess.run(["unshare", "--mount", "true"],
+                                        capture_output=True).returncode == 0:
+    lad_nc = os.path.join(work, "nocg.jsonl")
+    conf_nc = write_config(work, "nocg", seats=2, matches=1, ladder=lad_nc,
+                           bots=bots(*RG))
+    wrap = ["unshare", "--mount", "sh", "-c",
+            'mount -t tmpfs none /sys/fs/cgroup && exec "$@"', "sh", LADDER]
+    p = subprocess.run(wrap + ["run", conf_nc], capture_output=True,
+                       text=True, timeout=300)
+    warn = "maat-ladder run: warning: --limit-nproc 64 will not be enforced"
+    check(p.returncode == 0 and p.stderr.count(warn) == 1,
+          f"run as root with no cgroups to make: one warning "
+          f"({p.returncode}) {p.stderr.strip()[-300:]}")
+    conf_cg = write_config(work, "cg", seats=2, matches=1,
+                           ladder=os.path.join(work, "cg.jsonl"),
+                           bots=bots(*RG))
+    p = subprocess.run([LADDER, "run", conf_cg], capture_output=True,
+                       text=True, timeout=300)
+    check(p.returncode == 0 and "will not be enforced" not in p.stderr and
+          "playing the other 0" not in p.stderr,
+          f"run as root where cgroups can be made: no warning "
+          f"({p.returncode}) {p.stderr.strip()[-300:]}")
+
 for bad in (["--candidate", RANDOM],
             ["--candidate", RANDOM, "--baseline", RANDOM, "--elo0", "5", "--elo1", "1"],
             ["--candidate", RANDOM, "--baseline", RANDOM, "--frobnicate", "1"],
