@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cgroup.h"
@@ -168,17 +169,36 @@ void maat_referee_task_cap_check(const char *who, char *const *extra,
     }
     if (geteuid() != 0 || mem || !nproc)
         return;
-    maat_error err = {0};
-    maat_cgroup *g = maat_cgroup_new(0, nproc, &err);
-    if (g) {
-        maat_cgroup_destroy(&g);
+    /* Tried in a child, as a referee is one: on v2 a cgroup that holds
+     * the ladder and its referees cannot give its children a controller,
+     * while the ladder alone in it could (and would move itself). */
+    char why[sizeof ((maat_error *)0)->msg] = "";
+    int fds[2];
+    if (pipe(fds) != 0)
         return;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        maat_error err = {0};
+        maat_cgroup *g = maat_cgroup_new(0, nproc, &err);
+        if (!g && write(fds[1], err.msg, strlen(err.msg)) < 0)
+            _exit(2);
+        maat_cgroup_destroy(&g);
+        _exit(0);
     }
+    close(fds[1]);
+    ssize_t n = pid > 0 ? read(fds[0], why, sizeof why - 1) : -1;
+    close(fds[0]);
+    while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+        ;
+    if (n <= 0)
+        return;
+    why[n] = 0;
     fprintf(stderr, "%s: warning: --limit-nproc %llu will not be enforced: "
             "root is not bound by RLIMIT_NPROC, and %s; a bot can fork until "
             "the machine has no process ids left (run as another user, or "
             "where cgroups can be made; referee_args --limit-nproc 0 says no "
-            "limit is wanted)\n", who, nproc, err.msg);
+            "limit is wanted)\n", who, nproc, why);
 }
 
 pid_t maat_referee_start(char **argv, int cpu, const char *match)

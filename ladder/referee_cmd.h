@@ -67,7 +67,7 @@ int maat_referee_sandbox_check(char *const *extra, int n_extra);
 /* Run as root, each referee caps its bots' tasks at --limit-nproc with a
  * pids cgroup (RLIMIT_NPROC does not bind root), and warns when it cannot
  * -- but the ladder's referees run --quiet.  So the ladder tries one such
- * group itself, once, and says on stderr (naming `who`, e.g.
+ * group once, in a child of its own as each referee is, and says on stderr (naming `who`, e.g.
  * "maat-ladder run") when --limit-nproc (of `extra`, else 64) will not be
  * enforced.  Nothing when not root, with --limit-mem in `extra` (whose
  * cgroups the referees require), or --limit-nproc 0. */
