@@ -263,8 +263,9 @@ static int enable(const char *dir, const char *controller, char *why,
 /* The file the bot's first process writes "0" to, to join.  On v1 the
  * `tasks` file: it moves the writing thread alone, which between fork and
  * exec is the whole process, and the kernel (since 6.0) then skips the
- * global lock whose taking waits an RCU grace period -- 5-12 ms on this
- * VM when no other group was joined just before, so about once a match;
+ * global lock whose taking waits an RCU grace period -- ~11 ms on this
+ * VM when no other group was joined just before (bench-cgroup-join), so
+ * about once a match;
  * `cgroup.procs` takes it every time.  v2's `cgroup.procs` takes it too,
  * and offers nothing cheaper but clone3's CLONE_INTO_CGROUP. */
 static const char *join_file(int v2)
