@@ -95,8 +95,9 @@ static int start_bots_with(match *m, int game, char **host_sockets,
                            char *boxed, maat_error *err)
 {
     const maat_match_config *c = m->c;
+    char prlimit[PATH_MAX];
     int tasks_inside = c->sandbox && c->limits.processes &&
-                       maat_sandbox_caps_tasks();
+                       maat_sandbox_caps_tasks(prlimit, sizeof prlimit);
     for (int i = 0; i < m->n; i++) {
         match_bot *b = &m->bot[i];
         b->spec = &c->bots[i];
@@ -196,7 +197,8 @@ static int start_bots_with(match *m, int game, char **host_sockets,
             maat_sandbox sb = {sock, (const char *const *)m->hide,
                                c->sandbox_tmp_mb << 20, others, own, not_own,
                                (const char *const *)host_sockets,
-                               tasks_inside ? c->limits.processes : 0};
+                               tasks_inside ? c->limits.processes : 0,
+                               tasks_inside ? prlimit : NULL};
             if (maat_sandbox_command(&sb, b->spec->command, boxed,
                                      MATCH_BOXED_MAX, &unhidden))
                 return maat_error_set(err, MAAT_EINVAL, "bot %s: its command "

@@ -654,6 +654,15 @@ static int setup_demo(cli *k, const char *argv0)
  * --no-sandbox declines, MAAT_SANDBOX=on|off|auto sets the default.
  * --sandbox-checked skips the check (a bubblewrap process of a few
  * milliseconds): maat-ladder made it once for every referee of its run. */
+/* How many of the seats' bots the referee starts (not remote ones). */
+static int spawned_bots(const cli *k)
+{
+    int n = 0;
+    for (int i = 0; i < k->c.n_bots; i++)
+        n += k->c.bots[i].command != NULL;
+    return n;
+}
+
 static int choose_sandbox(cli *k)
 {
     int want = k->sandbox;
@@ -669,9 +678,7 @@ static int choose_sandbox(cli *k)
             return 2;
         }
     }
-    int spawned = 0;
-    for (int i = 0; i < k->c.n_bots; i++)
-        spawned += k->c.bots[i].command != NULL;
+    int spawned = spawned_bots(k);
     if (want == SANDBOX_OFF || !spawned) {
         k->c.sandbox = 0;
         return 0;
@@ -760,9 +767,7 @@ static int check_private(const cli *k)
  * not every match failing as it spawns its first bot. */
 static int check_limit_mem(const cli *k)
 {
-    int spawned = 0;
-    for (int i = 0; i < k->c.n_bots; i++)
-        spawned += k->c.bots[i].command != NULL;
+    int spawned = spawned_bots(k);
     if (!k->c.limits.memory || !spawned)
         return 0;
     maat_cgroup_sweep();
@@ -785,9 +790,7 @@ static int check_limit_mem(const cli *k)
  * told that a bot can fork until the machine has no process ids left. */
 static void choose_task_group(cli *k)
 {
-    int spawned = 0;
-    for (int i = 0; i < k->c.n_bots; i++)
-        spawned += k->c.bots[i].command != NULL;
+    int spawned = spawned_bots(k);
     if (geteuid() != 0 || k->c.limits.memory || !k->c.limits.processes ||
         !spawned)
         return;

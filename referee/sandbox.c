@@ -484,10 +484,9 @@ int maat_sandbox_needs(const char *dir, const char *cmd)
     return getcwd(cwd, sizeof cwd) && needed(dir, cwd, cmd, NULL);
 }
 
-int maat_sandbox_caps_tasks(void)
+int maat_sandbox_caps_tasks(char *prlimit, size_t len)
 {
-    char prlimit[PATH_MAX];
-    return geteuid() != 0 && find_in_path("prlimit", prlimit, sizeof prlimit);
+    return geteuid() != 0 && find_in_path("prlimit", prlimit, len);
 }
 
 int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
@@ -662,10 +661,9 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
     add_quoted(out, len, cwd);
     /* The cap on its tasks, set inside its user namespace, where only its
      * own tasks count (maat_sandbox_caps_tasks) */
-    char prlimit[PATH_MAX];
-    if (sb->tasks && find_in_path("prlimit", prlimit, sizeof prlimit)) {
+    if (sb->tasks && sb->prlimit) {
         char opt[64];
-        add_quoted(out, len, prlimit);
+        add_quoted(out, len, sb->prlimit);
         snprintf(opt, sizeof opt, "--nproc=%llu:%llu --",
                  (unsigned long long)sb->tasks,
                  (unsigned long long)sb->tasks);

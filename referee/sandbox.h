@@ -29,8 +29,10 @@ typedef struct maat_sandbox {
     const char *const *host_sockets;
     /* > 0: the bot's tasks (processes and threads) are capped at this
      * inside the sandbox, where they are counted in its own user
-     * namespace (maat_sandbox_caps_tasks) */
+     * namespace, by the `prlimit` program at this path
+     * (maat_sandbox_caps_tasks) */
     uint64_t tasks;
+    const char *prlimit;
 } maat_sandbox;
 
 /* Can the sandbox cap a bot's tasks itself?  RLIMIT_NPROC counts every
@@ -39,9 +41,10 @@ typedef struct maat_sandbox {
  * then no bot could even make its namespaces).  Set inside the sandbox,
  * after bubblewrap made the bot's user namespace, it counts the bot's own
  * tasks alone: the sandbox's command then starts the bot through
- * util-linux's prlimit.  1 when that works here: not root (whose tasks
- * no RLIMIT_NPROC bounds; cgroup.h), and prlimit on PATH. */
-int maat_sandbox_caps_tasks(void);
+ * util-linux's prlimit.  1 when that works here, its path in `prlimit`
+ * (len bytes): not root (whose tasks no RLIMIT_NPROC bounds; cgroup.h),
+ * and prlimit on PATH. */
+int maat_sandbox_caps_tasks(char *prlimit, size_t len);
 
 /* The Unix socket files on this host that listen or take datagrams (its
  * network namespace's /proc/net/unix), resolved, each once, at most
