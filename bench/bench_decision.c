@@ -590,6 +590,8 @@ int main(int argc, char **argv)
            *bot_cpu = calloc((size_t)rounds, sizeof *bot_cpu),
            *raw_cr = calloc((size_t)rounds, sizeof *raw_cr),
            *raw_cd = calloc((size_t)rounds, sizeof *raw_cd),
+           *peers_cr = calloc((size_t)rounds, sizeof *peers_cr),
+           *peers_cd = calloc((size_t)rounds, sizeof *peers_cd),
            *raw_mean = calloc((size_t)rounds, sizeof *raw_mean),
            *fixed = calloc((size_t)rounds, sizeof *fixed);
     printf("%5s %9s %9s %7s | %9s %9s %9s | %9s %9s %9s %9s\n", "round",
@@ -630,6 +632,8 @@ int main(int argc, char **argv)
         bot_cpu[r] = (bb.child_cpu_us - b1.child_cpu_us) / dd;
         raw_cr[r] = rw.cpu_router;
         raw_cd[r] = rw.cpu_dealer;
+        peers_cr[r] = rn.cpu_router;
+        peers_cd[r] = rn.cpu_dealer; /* all N DEALERs, per round trip */
         raw_mean[r] = rw.mean;
         printf("%5d %9.1f %9.1f %7.2f | %9ld %9.1f %9.1f | %9.2f %9.2f %9.2f "
                "%9.2f\n", r + 1, rw.median, ref_med, ratio[r], bb.decisions,
@@ -690,6 +694,14 @@ int main(int argc, char **argv)
            "(%.2fx); both sides %.2fx\n", m_ref, m_rcr, m_ref / m_rcr, m_bot,
            sandbox ? " (mean cpu_us)" : "", m_rcd, m_bot / m_rcd,
            (m_ref + m_bot) / (m_rcr + m_rcd));
+    /* the same against the match's shape: each round trip wakes another
+     * DEALER process, as each decision wakes another bot */
+    double m_pcr = median_d(peers_cr, rounds), m_pcd = median_d(peers_cd, rounds);
+    printf("CPU per decision against %d DEALERs in turn: referee process "
+           "%.2f us vs raw ROUTER %.2f us (%.2fx); bots %.2f us vs raw "
+           "DEALERs %.2f us (%.2fx); both sides %.2fx\n", seats, m_ref, m_pcr,
+           m_ref / m_pcr, m_bot, m_pcd, m_bot / m_pcd,
+           (m_ref + m_bot) / (m_pcr + m_pcd));
     loadavg(la, sizeof la);
     printf("# %ld referee decisions measured; load average at the end: %s\n",
            total_dec, la);
@@ -705,6 +717,8 @@ int main(int argc, char **argv)
     free(bot_cpu);
     free(raw_cr);
     free(raw_cd);
+    free(peers_cr);
+    free(peers_cd);
     free(raw_mean);
     free(fixed);
     return 0;
