@@ -369,7 +369,10 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
          * docs/PERFORMANCE.md, "Off the round trip"). */
         cpu0 = timed_cpu ? maat_proc_cpu_ns(b->proc) : 0;
         match_give_turn(m, b);
-        int64_t allowed = match_base_ms(m, b) + b->bank_ms;
+        /* this request's allowance: the first decision's is --first-time,
+         * and it stays so once the decision is done (first_done below) */
+        int64_t base_ms = match_base_ms(m, b);
+        int64_t allowed = base_ms + b->bank_ms;
         int64_t credit = wait_for_answer(m, b, t0, allowed,
                                          presample ? &base : NULL);
         wall = maat_now_ns() - t0;
@@ -394,7 +397,7 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
             /* the clock: time beyond the per-decision limit comes out of
              * the bank; the increment is added afterwards */
             int64_t used_ms = (wall - credit) / 1000000;
-            int64_t over = used_ms - match_base_ms(m, b);
+            int64_t over = used_ms - base_ms;
             if (over > 0)
                 b->bank_ms = b->bank_ms > over ? b->bank_ms - over : 0;
             b->bank_ms += m->c->clock.increment_ms;

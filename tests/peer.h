@@ -112,6 +112,7 @@ static inline void send_resync(void *s, int64_t seq)
  * asks one decision at a time, so one open request per peer is enough. */
 typedef struct seat_state {
     int64_t seq; /* -1: none open */
+    int64_t bank_ms; /* the latest request's clock.bank_ms */
     msgpack_sbuffer action;
     peer_view *pv; /* to answer version-3 requests (NULL: no view) */
 } seat_state;
@@ -138,6 +139,9 @@ static inline void read_seat(void *s, seat_state *st, int wait_ms)
                 const msgpack_object *seq = maat_msg_get(&u.data, "seq");
                 const msgpack_object *legal = maat_msg_get(&u.data, "legal");
                 st->seq = seq ? (int64_t)seq->via.u64 : -1;
+                const msgpack_object *bank =
+                    maat_msg_get(maat_msg_get(&u.data, "clock"), "bank_ms");
+                st->bank_ms = bank ? (int64_t)bank->via.u64 : -1;
                 st->action.size = 0;
                 msgpack_packer pk;
                 msgpack_packer_init(&pk, &st->action, msgpack_sbuffer_write);

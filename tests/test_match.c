@@ -4,7 +4,7 @@
  * Each case runs maat_match_run with two remote seats whose behaviour a
  * small script sets (answer at once, answer with a wrong seq first, stay
  * silent, report its own think_us, answer the first request only after
- * the next one came), plus an optional stranger stealing a seated token,
+ * the next one came, take its time over its first decision), plus an optional stranger stealing a seated token,
  * and checks the record: who decided what, which faults against which
  * seat, the think_us the bots reported.
  */
@@ -37,6 +37,9 @@ typedef struct script {
                                   next one arrives (so after its timeout),
                                   with think_us 7 */
     int bad_think[SEATS];      /* every answer: think_us -1 (malformed) */
+    int think_first_ms[SEATS]; /* first request: think this long first */
+    int64_t bank_ms;           /* nonzero: --time 60, --first-time 2000,
+                                  --bank bank_ms */
 } script;
 
 typedef struct run {
@@ -45,6 +48,7 @@ typedef struct run {
     const script *sc;
     atomic_int over;
     int stranger_rejected;
+    int64_t min_bank[SEATS]; /* the least bank_ms a seat's requests showed */
 } run;
 
 static void *peers(void *arg)
@@ -54,6 +58,7 @@ static void *peers(void *arg)
     seat_state st[SEATS];
     int wrong_done[SEATS] = {0, 0};
     int64_t held[SEATS] = {-1, -1}; /* late_once: the request held back */
+    int thought[SEATS] = {0, 0};    /* think_first_ms: done */
     for (int i = 0; i <= SEATS; i++) {
         sock[i] = zmq_socket(r->ctx, ZMQ_DEALER);
         int zero = 0;
@@ -62,6 +67,7 @@ static void *peers(void *arg)
     }
     for (int i = 0; i < SEATS; i++) {
         st[i] = (seat_state){.seq = -1};
+        r->min_bank[i] = INT64_MAX;
         msgpack_sbuffer_init(&st[i].action);
         send_hello(sock[i], tokens[i]);
     }
@@ -81,6 +87,14 @@ static void *peers(void *arg)
             read_seat(sock[i], &st[i], 0);
             if (st[i].seq < 0)
                 continue;
+            if (st[i].bank_ms < r->min_bank[i])
+                r->min_bank[i] = st[i].bank_ms;
+            if (r->sc->think_first_ms[i] > 0 && !thought[i]) {
+                /* the bot's own thinking, not synchronisation: the time
+                 * its first decision takes */
+                usleep((useconds_t)r->sc->think_first_ms[i] * 1000);
+                thought[i] = 1;
+            }
             if (r->sc->steal && !stole) { /* seat 1 is seated by now */
                 send_hello(sock[SEATS], tokens[1]);
                 stole = 1;
@@ -114,7 +128,8 @@ static void *peers(void *arg)
 }
 
 /* Play one match with the script; return its record (decref it). */
-static json_t *play(const script *sc, const char *name, int *rejected)
+static json_t *play(const script *sc, const char *name, int *rejected,
+                    int64_t *min_bank)
 {
     static void *ctx;
     if (!ctx)
@@ -136,10 +151,14 @@ static json_t *play(const script *sc, const char *name, int *rejected)
     c.bots[1] = (maat_bot_spec){.name = "south", .token = tokens[1]};
     c.clock.decision_ms = c.clock.first_ms = 60; /* silent seats time out */
     c.clock.grace_ms = 20;
+    if (sc->bank_ms) {
+        c.clock.first_ms = 2000;
+        c.clock.bank_ms = sc->bank_ms;
+    }
     c.record_path = record;
     c.record_timing = 1;
     c.quiet = 1;
-    run r = {ctx, endpoint, sc, 0, 0};
+    run r = {ctx, endpoint, sc, 0, 0, {0}};
     pthread_t th;
     pthread_create(&th, NULL, peers, &r);
     maat_error err = {0, ""};
@@ -156,6 +175,8 @@ static json_t *play(const script *sc, const char *name, int *rejected)
     unlink(record);
     if (rejected)
         *rejected = r.stranger_rejected;
+    for (int i = 0; min_bank && i < SEATS; i++)
+        min_bank[i] = r.min_bank[i];
     return rec;
 }
 
@@ -185,7 +206,7 @@ static int count_faults(json_t *rec, int seat, const char *kind)
 int main(void)
 {
     script clean = {0};
-    json_t *rec = play(&clean, "clean", NULL);
+    json_t *rec = play(&clean, "clean", NULL, NULL);
     CHECK(json_array_size(json_object_get(rec, "faults")) == 0,
           "clean: no fault");
     CHECK(count_decisions(rec, 0, "default") == 0 &&
@@ -194,7 +215,7 @@ int main(void)
     json_decref(rec);
 
     script wrong = {.wrong_seq_once = {1, 0}};
-    rec = play(&wrong, "wrong-seq", NULL);
+    rec = play(&wrong, "wrong-seq", NULL, NULL);
     CHECK(count_faults(rec, 0, "malformed") == 1 &&
           json_array_size(json_object_get(rec, "faults")) == 1,
           "wrong seq: one malformed fault against seat 0");
@@ -203,7 +224,7 @@ int main(void)
     json_decref(rec);
 
     script silent = {.silent = {0, 1}};
-    rec = play(&silent, "silent", NULL);
+    rec = play(&silent, "silent", NULL, NULL);
     CHECK(count_faults(rec, 1, "timeout") == 3,
           "silent: three timeouts against seat 1 (strikes:3), got %d",
           count_faults(rec, 1, "timeout"));
@@ -218,7 +239,7 @@ int main(void)
 
     /* think_us: only reported, per decision and on a late answer's fault */
     script think = {.think_us = {123, 0}, .late_once = {0, 1}};
-    rec = play(&think, "think", NULL);
+    rec = play(&think, "think", NULL, NULL);
     int with = 0, without = 0;
     size_t i;
     json_t *d;
@@ -241,7 +262,7 @@ int main(void)
     json_decref(rec);
 
     script bad = {.bad_think = {1, 0}};
-    rec = play(&bad, "bad-think", NULL);
+    rec = play(&bad, "bad-think", NULL, NULL);
     CHECK(count_faults(rec, 0, "malformed") == 3 &&
           count_decisions(rec, 0, "bot") == 0,
           "bad think_us (2^41): malformed, three strikes, seat 0 out");
@@ -249,11 +270,23 @@ int main(void)
 
     script steal = {.steal = 1};
     int rejected = 0;
-    rec = play(&steal, "steal", &rejected);
+    rec = play(&steal, "steal", &rejected, NULL);
     CHECK(rejected, "steal: the stranger with a seated token is rejected");
     CHECK(json_array_size(json_object_get(rec, "faults")) == 0 &&
           count_decisions(rec, 1, "default") == 0,
           "steal: the seat's own bot played every decision, no fault");
+    json_decref(rec);
+    /* The first decision's allowance is --first-time: time used within
+     * it is not taken from the bank (it was, as if --time applied) */
+    script first = {.think_first_ms = {300, 0}, .bank_ms = 1000};
+    int64_t min_bank[SEATS];
+    rec = play(&first, "first-time", NULL, min_bank);
+    CHECK(json_array_size(json_object_get(rec, "faults")) == 0,
+          "first-time: no fault");
+    CHECK(min_bank[0] == 1000 && min_bank[1] == 1000,
+          "first-time: 300 ms of a 2000 ms first decision leave the bank "
+          "whole (%lld and %lld of 1000 ms)", (long long)min_bank[0],
+          (long long)min_bank[1]);
     json_decref(rec);
     return check_done("test_match");
 }
