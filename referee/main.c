@@ -434,6 +434,13 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
                 if (strlen(rest) > MAAT_MAX_TOKEN)
                     return bad("--remote %s: a token has at most 255 "
                                "characters%s", name, "");
+                /* a token names one seat: with two seats on one token the
+                 * second could never be taken ("token already in use") */
+                for (int b = 0; b < c->n_bots; b++)
+                    if (c->bots[b].token && !strcmp(c->bots[b].token, rest))
+                        return bad("--remote %s: the same token as --remote "
+                                   "%s; each seat needs its own", name,
+                                   c->bots[b].name);
                 c->bots[c->n_bots].token = rest;
             }
             c->n_bots++;

@@ -247,7 +247,8 @@ int64_t match_base_ms(const match *m, const match_bot *b)
 #define MAAT_FAIR_PROBE_MS 5
 #define MAAT_FAIR_CAP_MIN_MS 1000
 static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
-                               int64_t allowed, const maat_fair_sample *base)
+                               int64_t allowed, const maat_fair_sample *base,
+                               int64_t *others_out)
 {
     const maat_clock_config *c = &m->c->clock;
     int64_t limit = t0 + allowed * 1000000;
@@ -271,7 +272,20 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
                         ? INT64_MAX
                         : t0 + MATCH_LOWER_AFTER_MS * 1000000;
     m->pending_action_ok = 0;
+    int64_t others = 0; /* m->others_ns moved into the schedule so far */
     while (!m->pending_action_ok && !b->out && !m->interrupted) {
+        /* time spent on other peers' messages was not this bot's: the
+         * schedule moves by it (at most the cap, as the credit) */
+        int64_t o = m->others_ns < cap ? m->others_ns : cap;
+        if (o > others) {
+            int64_t add = o - others;
+            others = o;
+            limit += add;
+            due += add;
+            look += add;
+            if (lower != INT64_MAX)
+                lower += add;
+        }
         int64_t now = maat_now_ns();
         if (now >= lower) {
             match_lower_idle(m, b);
@@ -327,6 +341,7 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
         else
             match_wait_input(m, until);
     }
+    *others_out = others;
     return credit;
 }
 
@@ -373,9 +388,16 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
          * and it stays so once the decision is done (first_done below) */
         int64_t base_ms = match_base_ms(m, b);
         int64_t allowed = base_ms + b->bank_ms;
+        int64_t others = 0;
+        m->deciding = b;
+        m->others_ns = 0;
         int64_t credit = wait_for_answer(m, b, t0, allowed,
-                                         presample ? &base : NULL);
-        wall = maat_now_ns() - t0;
+                                         presample ? &base : NULL, &others);
+        m->deciding = NULL;
+        /* an answer's time ends when it was accepted, not when the rest of
+         * what came with it had been read */
+        wall = (m->pending_action_ok == 1 ? m->answered_ns : maat_now_ns()) -
+               t0;
         /* a bot killed while deciding has no CPU clock left to read (0):
          * no time rather than a negative one */
         uint64_t cpu1 = timed_cpu ? maat_proc_cpu_ns(b->proc) : 0;
@@ -396,7 +418,7 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
         if (m->pending_action_ok == 1) {
             /* the clock: time beyond the per-decision limit comes out of
              * the bank; the increment is added afterwards */
-            int64_t used_ms = (wall - credit) / 1000000;
+            int64_t used_ms = (wall - credit - others) / 1000000;
             int64_t over = used_ms - base_ms;
             if (over > 0)
                 b->bank_ms = b->bank_ms > over ? b->bank_ms - over : 0;
@@ -410,15 +432,17 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
         } else if (m->pending_action_ok == 0 && !b->out) {
             b->last_timed_out = b->outstanding;
             b->outstanding = -1;
+            char cpu[64] = "", peers[64] = "";
             if (credit >= 1000000)
-                match_fault(m, b, MAAT_FAULT_TIMEOUT, "no answer within %lld "
-                      "ms (+%lld ms grace, +%lld ms waiting for a CPU)",
-                      (long long)allowed, (long long)m->c->clock.grace_ms,
-                      (long long)(credit / 1000000));
-            else
-                match_fault(m, b, MAAT_FAULT_TIMEOUT,
-                      "no answer within %lld ms (+%lld ms grace)",
-                      (long long)allowed, (long long)m->c->clock.grace_ms);
+                snprintf(cpu, sizeof cpu, ", +%lld ms waiting for a CPU",
+                         (long long)(credit / 1000000));
+            if (others >= 1000000)
+                snprintf(peers, sizeof peers, ", +%lld ms reading other "
+                         "peers' messages", (long long)(others / 1000000));
+            match_fault(m, b, MAAT_FAULT_TIMEOUT,
+                        "no answer within %lld ms (+%lld ms grace%s%s)",
+                        (long long)allowed, (long long)m->c->clock.grace_ms,
+                        cpu, peers);
             b->bank_ms = 0;
         }
     }
@@ -604,6 +628,7 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
         rc = maat_error_set(err, MAAT_ESTATE, "interrupted");
     match_send_bye(m);
     match_report_strangers(m);
+    match_report_notes(m);
     match_print_summary(m);
 out:
     if (m->tr)

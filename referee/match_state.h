@@ -57,6 +57,10 @@ typedef struct match_bot {
     int64_t outstanding;  /* seq of the request awaiting an answer, or -1 */
     int64_t last_answered, last_timed_out;
     int faults, faults_dropped;
+    /* over the match: notes that are not faults (a late reply discarded, a
+     * message before the game), the first MATCH_NOTES_LOGGED of each
+     * logged, the rest counted and reported once at the end */
+    uint64_t late_notes, early_notes;
     /* stats over the match */
     int64_t decisions, wall_ns_total, wall_ns_max;
     int64_t wall_ns_last; /* its last decision's (fairclock.h) */
@@ -73,6 +77,11 @@ typedef struct match_bot {
 #define MAX_STRANGERS 64
 #define STRANGER_READ 8    /* messages decoded per connection */
 #define STRANGER_LOGGED 3  /* messages logged per connection */
+/* A hello is under 200 bytes: a message from a connection with no seat
+ * that is larger is dropped unread (decoding 64 KiB of msgpack takes about
+ * a millisecond), counted with that connection's messages. */
+#define STRANGER_MAX_BYTES 4096
+#define MATCH_NOTES_LOGGED 3 /* per bot and kind (late_notes, early_notes) */
 typedef struct stranger {
     uint8_t rid[256];
     size_t rid_len;
@@ -140,6 +149,12 @@ typedef struct match {
      * for the next: no zone made and freed per message */
     msgpack_zone zone;
     int pending_action_ok;  /* set by the message handler */
+    int64_t answered_ns;    /* when it was set to 1 (the answer accepted) */
+    /* While a seat decides: that bot, and the time spent on every other
+     * peer's messages since its request left (match_on_inbound), which is
+     * not its time (match.c, wait_for_answer). */
+    const match_bot *deciding;
+    int64_t others_ns;
     maat_action pending_action;
     int64_t pending_think_us; /* its think_us, -1: not sent */
     /* the open request, for a resync: valid during play_decision only */
@@ -181,6 +196,7 @@ int match_send(match *m, match_bot *b, outbuf *o);
 void match_on_inbound(match *m, maat_inbound *in);
 /* Log what connections with no seat sent beyond what was logged. */
 void match_report_strangers(const match *m);
+void match_report_notes(const match *m);
 void match_send_start(match *m, match_bot *b);
 /* A request for decision d; a version-2 or -3 seat gets the observation only
  * in its first request of the game. */

@@ -187,6 +187,39 @@ static const char *on_hello(match *m, const maat_inbound *in,
     return "unknown token";
 }
 
+/* A note about a bot that is no fault (*count: how many of its kind so
+ * far): the first MATCH_NOTES_LOGGED are logged, the rest counted for
+ * match_report_notes, so a bot cannot make the log grow a line per
+ * message it sends. */
+static void note(match *m, const match_bot *b, uint64_t *count,
+                 const char *what)
+{
+    uint64_t k = ++*count;
+    if (k > MATCH_NOTES_LOGGED)
+        return;
+    const char *more = k == MATCH_NOTES_LOGGED ? "; more like it are "
+                       "counted, not logged" : "";
+    if (m->g)
+        match_say(m, "seat %d (%s): %s%s", b->seat, b->spec->name, what, more);
+    else /* no seats before the first game */
+        match_say(m, "%s: %s%s", b->spec->name, what, more);
+}
+
+void match_report_notes(const match *m)
+{
+    for (int i = 0; i < m->n; i++) {
+        const match_bot *b = &m->bot[i];
+        if (b->early_notes > MATCH_NOTES_LOGGED)
+            match_say(m, "%s sent %llu messages before the game started; "
+                      "%d were logged", b->spec->name,
+                      (unsigned long long)b->early_notes, MATCH_NOTES_LOGGED);
+        if (b->late_notes > MATCH_NOTES_LOGGED)
+            match_say(m, "%s sent %llu late replies, discarded; %d were "
+                      "logged", b->spec->name,
+                      (unsigned long long)b->late_notes, MATCH_NOTES_LOGGED);
+    }
+}
+
 /* A malformed message from the seat we are waiting on is its answer: one
  * match_fault, a default action, and no second (timeout) match_fault for the same
  * decision. */
@@ -207,8 +240,10 @@ static void malformed(match *m, match_bot *b, const char *detail)
 static int stray_seq(match *m, match_bot *b, int64_t seq, const char *what)
 {
     if (seq <= b->last_timed_out && seq > b->last_answered) {
-        match_say(m, "seat %d (%s): late %s to request %lld discarded",
-                  b->seat, b->spec->name, what, (long long)seq);
+        char what_late[80];
+        snprintf(what_late, sizeof what_late, "late %s to request %lld "
+                 "discarded", what, (long long)seq);
+        note(m, b, &b->late_notes, what_late);
         return seq != b->last_timed_out;
     }
     if (seq == b->last_answered)
@@ -248,6 +283,23 @@ static void on_resync(match *m, match_bot *b, const msgpack_object *seq_o)
     }
 }
 
+/* What is wrong with a message's type field, when it is not a str: the
+ * common mistake is a bin (a packer that writes bytes as bin).  Returns 1
+ * with the reason in err, 0 when type is a str (some other word). */
+static int type_error(const msgpack_object *t, maat_error *err)
+{
+    if (!t)
+        maat_error_set(err, MAAT_EDECODE, "field 'type' is missing");
+    else if (t->type == MSGPACK_OBJECT_BIN)
+        maat_error_set(err, MAAT_EDECODE, "field 'type' is a bin; it must "
+                       "be a str (msgpack str, not bytes)");
+    else if (t->type != MSGPACK_OBJECT_STR)
+        maat_error_set(err, MAAT_EDECODE, "field 'type' must be a str");
+    else
+        return 0;
+    return 1;
+}
+
 /* A message from a seated bot. */
 static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
 {
@@ -259,8 +311,8 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
     if (b->out || b->dead)
         return; /* a seat that is out is no longer listened to */
     if (!m->g) {
-        match_say(m, "%s: message before the game started, ignored",
-            b->spec->name);
+        note(m, b, &b->early_notes, "message before the game started, "
+             "ignored");
         return;
     }
     if (in->frames != 2) {
@@ -297,6 +349,12 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
             match_say(m, "%s: hello again, ignored", b->spec->name);
     } else if (MAAT_MSG_STR_IS(f[0], "resync")) {
         on_resync(m, b, f[1]);
+    } else if (!MAAT_MSG_STR_IS(f[0], "action") &&
+               type_error(f[0], &err)) {
+        snprintf(detail, sizeof detail,
+                 "expected {type: action, seq, action[, think_us]}: %s",
+                 err.msg);
+        malformed(m, b, detail);
     } else if (!MAAT_MSG_STR_IS(f[0], "action") ||
         maat_msg_int(f[1], "seq", 0, INT64_MAX, &seq, &err) ||
         maat_msg_int_or(f[3], "think_us", 0, MATCH_MAX_THINK_US, -1,
@@ -316,6 +374,8 @@ static void on_bot_message(match *m, match_bot *b, const maat_inbound *in)
         b->outstanding = -1;
         b->last_answered = seq;
         m->pending_action_ok = 1;
+        m->answered_ns = maat_now_ns(); /* its time ends here, not after
+                                           the rest of the batch is read */
         m->pending_think_us = think_us;
     }
 }
@@ -363,23 +423,32 @@ static void on_stranger(match *m, maat_inbound *in)
         return; /* counted; reported once at the end of the match */
     char why[300] = "", peer[128];
     const char *reason = NULL;
+    int hello = 0; /* the message was a hello (refused: reason and why) */
     msgpack_unpacked u;
     msgpack_unpacked_init(&u);
+    size_t size = zmq_msg_size(&in->payload);
     if (in->frames != 2) {
         snprintf(why, sizeof why, "a %d-frame message (one frame expected: "
                  "a DEALER socket sending the message alone)", in->frames - 1);
         reason = "one frame per message";
     }
+    else if (size > STRANGER_MAX_BYTES) /* not a hello: not decoded */
+        snprintf(why, sizeof why, "a message of %zu bytes, unread (a hello "
+                 "is at most %d)", size, STRANGER_MAX_BYTES);
     else if (maat_msg_unpack(zmq_msg_data(&in->payload),
                              zmq_msg_size(&in->payload), &u, NULL) != MAAT_OK)
         snprintf(why, sizeof why, "a message that is not msgpack");
     else if (!maat_msg_str_eq(maat_msg_get(&u.data, "type"), "hello"))
         snprintf(why, sizeof why, "a message before any hello");
-    else if (!(reason = on_hello(m, in, &u.data, why, sizeof why))) {
-        msgpack_unpacked_destroy(&u);
-        if (st) /* seated: the connection is no stranger any more */
-            *st = m->strangers[--m->n_strangers];
-        return;
+    else {
+        hello = 1;
+        reason = on_hello(m, in, &u.data, why, sizeof why);
+        if (!reason) { /* seated: the connection is no stranger any more */
+            msgpack_unpacked_destroy(&u);
+            if (st)
+                *st = m->strangers[--m->n_strangers];
+            return;
+        }
     }
     msgpack_unpacked_destroy(&u);
     if (reason)
@@ -389,18 +458,33 @@ static void on_stranger(match *m, maat_inbound *in)
     maat_text_sanitize(why);
     stranger_name(in->rid, in->rid_len, in->user, peer, sizeof peer);
     match_say(m, "refused %s%s (%s, message %llu of this connection%s)",
-              reason ? "a hello " : "", why, peer, (unsigned long long)count,
+              hello ? "a hello " : "", why, peer, (unsigned long long)count,
               count == STRANGER_LOGGED ? "; its further messages are counted, "
               "not logged" : "");
 }
 
-void match_on_inbound(match *m, maat_inbound *in)
+static void dispatch(match *m, match_bot *b, maat_inbound *in)
 {
-    match_bot *b = bot_by_rid(m, in);
     if (b)
         on_bot_message(m, b, in);
     else
         on_stranger(m, in);
+}
+
+/* While a seat decides, what the referee spends on anyone else's messages
+ * (a stranger's, another seat's hello again or late reply) is timed and
+ * kept out of that seat's clock: one bot's flood costs its victim
+ * nothing (match.c, wait_for_answer). */
+void match_on_inbound(match *m, maat_inbound *in)
+{
+    match_bot *b = bot_by_rid(m, in);
+    if (!m->deciding || b == m->deciding || m->pending_action_ok) {
+        dispatch(m, b, in);
+        return;
+    }
+    int64_t t = maat_now_ns();
+    dispatch(m, b, in);
+    m->others_ns += maat_now_ns() - t;
 }
 
 void match_report_strangers(const match *m)

@@ -14,6 +14,13 @@ here with python3-zmq or raw sockets:
     taken for an authenticated key (it was logged as "key of ...");
   - 1,200 raw connections at a soft open-files limit of 1,024 do not abort
     the referee;
+  - a seated bot flooding 64 KiB hellos of its own and 150 strangers
+    flooding beside it do not drain the deciding seat's bank (the time the
+    referee spends on other peers' messages is not its time); a stranger's
+    message over 4 KiB is not decoded (review of 2026-11-27);
+  - a seat's late replies and messages before the game are logged 3 times
+    each, then counted; an action whose type is a bin is a fault that
+    names the field; a 2-frame stranger message is logged as one;
   - match ids are checked (200 plain characters), never cut; 1,100
     --option arguments are a usage error; a FIFO ladder path is refused
     before the match; a short write of the ladder line (file-size limit)
@@ -33,7 +40,7 @@ import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from maattest import (HOSTILE, RANDOM, REFEREE, check, debian_python_for,
-                      report)
+                      report, wait_file)
 
 debian_python_for('msgpack', 'zmq')
 import msgpack  # noqa: E402
@@ -205,9 +212,58 @@ def multiframe(tmp):
               'multi-frame: a record that verifies and a ladder line')
         check('one frame expected' in err,
               'multi-frame: the refusal is logged with its reason', err)
+        check('refused a 2-frame message' in err and
+              'refused a hello a ' not in err,
+              'multi-frame: logged as a 2-frame message, not "a hello a..."',
+              err)
         for s in socks:
             s.close()
     finally:
+        if ref.poll() is None:
+            ref.kill()
+            ref.wait()
+        ctx.term()
+
+
+# ---- an action whose type is a bin ----------------------------------------
+
+def bin_type(tmp):
+    """The common mistake of a packer writing bytes as bin: the fault names
+    the field and says it must be a str (it said "wrong type")."""
+    d = os.path.join(tmp, 'bin-type')
+    os.makedirs(d)
+    ref, ep = start_referee(d, ['--fixed-seats'], bots=1,
+                            remote=[('me', TOKEN)])
+    ctx = zmq.Context()
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    try:
+        s.connect(ep)
+        s.send(hello(TOKEN))
+        sent, deadline = 0, time.monotonic() + GUARD_S
+        while time.monotonic() < deadline:
+            msg = wait_for(s)
+            if msg is None:
+                break
+            m = msgpack.unpackb(msg[-1], raw=False, strict_map_key=False)
+            if m.get('type') == 'request':
+                kind = b'action' if not sent else 'action'   # bin, then str
+                sent += 1
+                s.send(msgpack.packb({'type': kind, 'seq': m['seq'],
+                                      'action': m['legal'][0]},
+                                     use_bin_type=True))
+            elif m.get('type') in ('bye', 'reject'):
+                break
+        rc, err = finish(ref)
+        rec, lad = outcome(d)
+        faults = rec.get('faults', []) if rec else []
+        detail = faults[0].get('detail', '') if faults else ''
+        check(rc == 0 and len(faults) == 1 and
+              "field 'type' is a bin; it must be a str" in detail,
+              'bin type: one malformed fault naming the field (%r)' % detail,
+              repr(faults)[:500])
+    finally:
+        s.close()
         if ref.poll() is None:
             ref.kill()
             ref.wait()
@@ -302,6 +358,173 @@ def flood(tmp):
               % len(err))
     finally:
         s.close()
+        if ref.poll() is None:
+            ref.kill()
+            ref.wait()
+        ctx.term()
+
+
+# ---- a flood is not its victim's time --------------------------------------
+
+def fixints(size):
+    """A msgpack array of `size` bytes in all: as costly to decode per byte
+    as msgpack gets (one object a byte)."""
+    n = size - 5
+    return b'\xdd' + n.to_bytes(4, 'big') + b'\x01' * n
+
+
+def flood_fair(tmp):
+    """Other peers flood the referee while a seat decides (helper review,
+    2026-11-27: a seat answering at once saw its bank drained, 3000 -> 0 ms
+    in 21 requests).  Here, before each of the first 20 answers of the seat
+    'me', the other seat sends 200 64 KiB hellos of its own (ignored, no
+    fault, but each decoded: 65,000 objects, about a millisecond) and 150
+    connections with no seat send five 4 KiB messages each.  The referee's
+    time on anyone else's messages is not the deciding seat's: its bank
+    stays whole.  A stranger's message over 4 KiB is dropped unread."""
+    d = os.path.join(tmp, 'flood-fair')
+    os.makedirs(d)
+    att_token = 'ef' * 16
+    ref, ep = start_referee(d, ['--fixed-seats', '--no-sandbox', '--time', '20',
+                                '--first-time', '20', '--bank', '2000'],
+                            bots=0, remote=[('me', TOKEN), ('att', att_token)])
+    ctx = zmq.Context()
+    socks = []
+
+    def dealer():
+        s = ctx.socket(zmq.DEALER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.setsockopt(zmq.SNDHWM, 0)
+        s.connect(ep)
+        socks.append(s)
+        return s
+    try:
+        check(wait_file(ep[len('ipc://'):], GUARD_S, ref),
+              'flood-fair: the referee listens')
+        big = dealer()
+        big.send(fixints(65000))            # past the hello size: unread
+        me = dealer()                       # (read after big's, in order)
+        me.send(hello(TOKEN))
+        check(wait_for(me) is not None, 'flood-fair: seat me welcomed')
+        for i in range(64):                 # the stranger table, full
+            dealer().send(b'\xc1')
+        flooders = [dealer() for i in range(150)]
+        junk = fixints(4000)                # under it: decoded
+        att = dealer()
+        att.send(hello(att_token))
+        own = msgpack.packb({'type': 'hello', 'version': 1,    # 64 KiB of
+                             'token': att_token, 'name': 'x',  # objects
+                             'pad': [1] * 65000})
+        poller = zmq.Poller()
+        poller.register(me, zmq.POLLIN)
+        poller.register(att, zmq.POLLIN)
+        banks, done, deadline = [], 0, time.monotonic() + GUARD_S
+        while done < 2 and time.monotonic() < deadline:
+            for s, _ in poller.poll(20000):
+                m = msgpack.unpackb(s.recv_multipart()[-1], raw=False,
+                                    strict_map_key=False)
+                if m.get('type') in ('bye', 'reject'):
+                    done += 1
+                if m.get('type') != 'request':
+                    continue
+                if s is me and len(banks) < 20:  # a flood, then the answer
+                    for k in range(200):
+                        att.send(own, copy=False)
+                    for f in flooders:
+                        for k in range(5):
+                            f.send(junk, copy=False)
+                if s is me:
+                    banks.append(m['clock']['bank_ms'])
+                s.send(msgpack.packb({'type': 'action', 'seq': m['seq'],
+                                      'action': m['legal'][0]}))
+        rc, err = finish(ref)
+        rec, lad = outcome(d)
+        check(rc == 0 and rec is not None and lad is not None and
+              len(banks) > 10,
+              'flood-fair: the match finishes (%d requests)' % len(banks),
+              'rc %r %s' % (rc, err[-800:]))
+        faults = rec.get('faults') if rec else None
+        check(faults == [], 'flood-fair: no fault for anyone', repr(faults))
+        low = min(banks) if banks else -1
+        # (without the fix: 1,300-1,700; each answer here is instant, so
+        # only a decision slower than 20 ms of its own costs any of it)
+        check(low >= 1900, 'flood-fair: the seat answering at once keeps its '
+              'bank (2000 ms; lowest seen %d, over %d requests)'
+              % (low, len(banks)), repr(banks))
+        check('a message of 65000 bytes, unread' in err,
+              'flood-fair: a stranger\'s 65000-byte message is not decoded',
+              err[-1500:])
+    finally:
+        for s in socks:
+            s.close()
+        if ref.poll() is None:
+            ref.kill()
+            ref.wait()
+        ctx.term()
+
+
+def notes_flood(tmp):
+    """A seat's messages that are no fault -- before the game starts, or a
+    late reply to a request that timed out -- were logged one line each
+    (100,000 messages: 100,000 lines).  Now 3 of each kind, then a count."""
+    d = os.path.join(tmp, 'notes')
+    os.makedirs(d)
+    other = 'ef' * 16
+    ref, ep = start_referee(d, ['--fixed-seats', '--no-sandbox', '--time', '100',
+                                '--first-time', '100'],
+                            bots=0, remote=[('me', TOKEN), ('you', other)])
+    ctx = zmq.Context()
+    me = ctx.socket(zmq.DEALER)
+    me.setsockopt(zmq.LINGER, 0)
+    me.setsockopt(zmq.SNDHWM, 0)
+    try:
+        me.connect(ep)
+        me.send(hello(TOKEN))
+        welcome = wait_for(me)
+        check(welcome is not None, 'notes: seat me welcomed')
+        early = msgpack.packb({'type': 'action', 'seq': 0, 'action': {}})
+        for i in range(500):                # before the game: the other
+            me.send(early)                  # seat has not said hello yet
+        import threading
+        t = threading.Thread(target=play_remote, args=(ctx, ep, other))
+        t.start()
+        first, late_sent = None, 0
+        deadline = time.monotonic() + GUARD_S
+        while time.monotonic() < deadline:
+            msg = wait_for(me, 20)
+            if msg is None:
+                break
+            m = msgpack.unpackb(msg[-1], raw=False, strict_map_key=False)
+            if m.get('type') == 'request':
+                if first is None:           # let the first time out
+                    first = m
+                    continue
+                if not late_sent:           # then its reply, 500 times
+                    late = msgpack.packb({'type': 'action', 'seq': first['seq'],
+                                          'action': first['legal'][0]})
+                    for i in range(500):
+                        me.send(late)
+                    late_sent = 500
+                me.send(msgpack.packb({'type': 'action', 'seq': m['seq'],
+                                       'action': m['legal'][0]}))
+            elif m.get('type') in ('bye', 'reject'):
+                break
+        t.join(GUARD_S)
+        rc, err = finish(ref)
+        early_lines = err.count('message before the game started')
+        late_lines = err.count('late reply to request')
+        check(rc == 0 and late_sent == 500, 'notes: the match finishes '
+              '(rc %r)' % rc, err[-800:])
+        check(0 < early_lines <= 3 and 'me sent 500 messages before the game '
+              'started; 3 were logged' in err,
+              'notes: 500 early messages, 3 lines and a count (%d lines)'
+              % early_lines, err[-1500:])
+        check(0 < late_lines <= 3 and 'me sent 500 late replies, discarded; '
+              '3 were logged' in err,
+              'notes: 500 late replies, 3 lines and a count (%d lines)'
+              % late_lines, err[-1500:])
+    finally:
+        me.close()
         if ref.poll() is None:
             ref.kill()
             ref.wait()
@@ -680,8 +903,11 @@ def main():
     with tempfile.TemporaryDirectory(prefix='maat-inbound-') as tmp:
         multiframe(tmp)
         hello_again(tmp)
+        bin_type(tmp)
         bad_key(tmp)
         flood(tmp)
+        flood_fair(tmp)
+        notes_flood(tmp)
         forged_user(tmp)
         descriptors(tmp)
         arguments(tmp)
