@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "entries.h"
+#include "outcome.h"
 
 /* An entry file is small; anything bigger is refused unread. */
 enum { MAX_ENTRY_BYTES = 16384, MAX_COMMAND = 4096, MAX_TOKEN = 255 };
@@ -334,6 +335,25 @@ static int scan_one(maat_entries *es, const char *name, const char *file,
     return MAAT_OK;
 }
 
+/* Was a file whose name hashes to h badly named at the last scan? */
+static int bad_known(const maat_entries *es, uint64_t h)
+{
+    for (int k = 0; k < es->n_bad; k++)
+        if (es->bad_names[k] == h)
+            return 1;
+    return 0;
+}
+
+static int bad_seen_add(uint64_t **seen, int *n, uint64_t h)
+{
+    uint64_t *s = realloc(*seen, sizeof *s * (size_t)(*n + 1));
+    if (!s)
+        return -1;
+    s[(*n)++] = h;
+    *seen = s;
+    return 0;
+}
+
 int maat_entries_scan(maat_entries *es, maat_entry_event event, void *ctx,
                       maat_error *err)
 {
@@ -347,6 +367,8 @@ int maat_entries_scan(maat_entries *es, maat_entry_event event, void *ctx,
         es->e[i].present = -es->e[i].present; /* -1: not seen yet */
     struct dirent *de;
     int rc = MAAT_OK;
+    uint64_t *bad_seen = NULL; /* this scan's badly named files */
+    int n_seen = 0;
     while (rc == MAAT_OK && (de = readdir(d))) {
         const char *n = de->d_name;
         size_t len = strlen(n);
@@ -356,13 +378,23 @@ int maat_entries_scan(maat_entries *es, maat_entry_event event, void *ctx,
         snprintf(name, sizeof name, "%.*s", (int)(len - 5), n);
         snprintf(file, sizeof file, "%s/%s", path, n);
         if (!maat_entry_name_ok(name)) {
-            maat_entry dummy = {0};
-            snprintf(dummy.name, sizeof dummy.name, "%.40s", name);
-            uint64_t h = hash_text(n); /* said once, not at every scan */
-            if (es->refused_name != h)
+            /* said once while the file stays, not at every scan: a scan
+             * that reports wakes the league (its events file changes)
+             * for the next scan */
+            uint64_t h = hash_text(n);
+            int k = 0;
+            while (k < n_seen && bad_seen[k] != h)
+                k++;
+            int fresh = k == n_seen;
+            if (fresh && bad_seen_add(&bad_seen, &n_seen, h))
+                rc = maat_error_set(err, MAAT_ENOMEM, "out of memory");
+            else if (fresh && !bad_known(es, h)) {
+                maat_entry dummy = {0};
+                snprintf(dummy.name, sizeof dummy.name, "%.40s", name);
+                maat_text_sanitize(dummy.name); /* any bytes: never print */
                 event(ctx, ENTRY_REFUSED, &dummy, "a file name must be NAME"
                       ".json with NAME 1 to 40 letters, digits, '-' or '_'");
-            es->refused_name = h;
+            }
             continue;
         }
         maat_entry *e = NULL;
@@ -374,6 +406,9 @@ int maat_entries_scan(maat_entries *es, maat_entry_event event, void *ctx,
         rc = scan_one(es, name, file, event, ctx, err);
     }
     closedir(d);
+    free(es->bad_names);
+    es->bad_names = bad_seen;
+    es->n_bad = n_seen;
     for (int i = 0; i < es->n; i++)
         if (es->e[i].present < 0) {
             es->e[i].present = 0;
@@ -414,5 +449,6 @@ void maat_entries_free(maat_entries *es)
     }
     free(es->e);
     free(es->dir);
+    free(es->bad_names);
     memset(es, 0, sizeof *es);
 }

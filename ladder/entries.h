@@ -45,7 +45,10 @@ typedef struct maat_entries {
     char *dir;                /* the league directory */
     maat_entry *e;
     int n, cap;
-    uint64_t refused_name;    /* hash of the file name last refused */
+    uint64_t *bad_names;      /* hashes of the badly named files the
+                                 last scan found (each refused once,
+                                 while it stays) */
+    int n_bad;
 } maat_entries;
 
 /* What a scan found, for the caller to report. */

@@ -408,6 +408,13 @@ static void event(league *L, const char *what, const char *entry, int version,
 {
     char when[32], file[4200];
     iso_time(when, sizeof when);
+    /* an entry's command and an entry file's name are anyone's bytes:
+     * no terminal escapes on stderr, and valid UTF-8 for the JSON */
+    char *clean = detail ? strdup(detail) : NULL;
+    if (clean) {
+        maat_text_sanitize(clean);
+        detail = clean;
+    }
     json_t *j = json_pack("{s:s, s:s, s:s?, s:i, s:s?, s:s?, s:s?, s:s?}",
                           "time", when, "event", what, "entry", entry,
                           "version", version, "bot", bot, "detail", detail,
@@ -428,6 +435,7 @@ static void event(league *L, const char *what, const char *entry, int version,
             game ? ")" : "", "");
     if (log)
         fprintf(stderr, "maat-ladder league:   its log: %s/%s\n", L->dir, log);
+    free(clean);
     if (!line)
         return;
     snprintf(file, sizeof file, "%s/events.jsonl", L->dir);
