@@ -1,6 +1,7 @@
 /* tournament.c -- loading a tournament config, scheduling its matches and
  * playing them with parallel maat-referee processes (see tournament.h). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <signal.h>
@@ -8,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <glob.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -399,51 +399,77 @@ int maat_keep_parse(const char *text)
            : !strcmp(text, "none") ? MAAT_KEEP_NONE : -1;
 }
 
-/* Does any of match i's records name a fault? */
-static int match_had_faults(const maat_tournament *t, const char *pattern)
+/* Is `base` a file of match `id`: its record ID.json, a game's record
+ * ID-K.json, or a bot's log ID-K-BOT.log with BOT one of the config's?
+ * (Not another tournament's: "t-0-0-0.json" is match 0 of "t-0", not a
+ * game of match 0 of "t".) */
+static int match_file(const maat_tournament *t, const char *id,
+                      const char *base)
 {
-    glob_t g;
-    int faults = 0;
-    if (glob(pattern, 0, NULL, &g) != 0)
+    size_t n = strlen(id);
+    if (strncmp(base, id, n))
         return 0;
-    for (size_t k = 0; k < g.gl_pathc && !faults; k++) {
-        json_t *rec = json_load_file(g.gl_pathv[k], 0, NULL);
-        faults = !rec || json_array_size(json_object_get(rec, "faults")) > 0;
-        json_decref(rec);
+    base += n;
+    if (!strcmp(base, ".json"))
+        return 1;
+    size_t k = *base == '-' ? strspn(base + 1, "0123456789") : 0;
+    if (!k)
+        return 0;
+    base += 1 + k;
+    if (!strcmp(base, ".json"))
+        return 1;
+    if (*base++ != '-')
+        return 0;
+    for (int b = 0; b < t->n_bots; b++) {
+        size_t m = strlen(t->bots[b].name);
+        if (!strncmp(base, t->bots[b].name, m) && !strcmp(base + m, ".log"))
+            return 1;
     }
-    (void)t;
-    globfree(&g);
-    return faults;
+    return 0;
 }
 
-static void remove_matching(const char *pattern)
+/* Did a record of match `id` in the games directory name a fault (or
+ * not read)?  With `remove`, unlink the match's files instead. */
+static int match_files(const maat_tournament *t, const char *id, int remove)
 {
-    glob_t g;
-    if (glob(pattern, 0, NULL, &g) != 0)
-        return;
-    for (size_t k = 0; k < g.gl_pathc; k++)
-        unlink(g.gl_pathv[k]);
-    globfree(&g);
+    DIR *d = opendir(t->games_dir);
+    struct dirent *de;
+    int faults = 0;
+    if (!d)
+        return 0;
+    while (!faults && (de = readdir(d))) {
+        char path[4400];
+        size_t n = strlen(de->d_name);
+        if (!match_file(t, id, de->d_name))
+            continue;
+        snprintf(path, sizeof path, "%s/%s", t->games_dir, de->d_name);
+        if (remove) {
+            unlink(path);
+        } else if (n > 5 && !strcmp(de->d_name + n - 5, ".json")) {
+            json_t *rec = json_load_file(path, 0, NULL);
+            faults = !rec ||
+                     json_array_size(json_object_get(rec, "faults")) > 0;
+            json_decref(rec);
+        }
+    }
+    closedir(d);
+    return faults;
 }
 
 /* After match i: its records and logs stay (keep all), stay only when a
  * game had a fault (keep failed), or go (keep none).  The ladder lines
- * still name them; maat-replay --index skips what is gone. */
+ * still name them; maat-replay --index skips what is gone.  Only this
+ * match's files: another tournament's in the same directory may share
+ * the start of their names. */
 static void apply_keep(const maat_tournament *t, int i)
 {
-    char id[96], records[400], series[400], logs[400];
+    char id[96];
     if (t->keep == MAAT_KEEP_ALL || !t->games_dir)
         return;
     maat_tournament_match_id(t, i, id, sizeof id);
-    snprintf(records, sizeof records, "%s/%s.json", t->games_dir, id);
-    snprintf(series, sizeof series, "%s/%s-[0-9]*.json", t->games_dir, id);
-    snprintf(logs, sizeof logs, "%s/%s-[0-9]*-*.log", t->games_dir, id);
-    if (t->keep == MAAT_KEEP_FAILED &&
-        (match_had_faults(t, records) || match_had_faults(t, series)))
+    if (t->keep == MAAT_KEEP_FAILED && match_files(t, id, 0))
         return;
-    remove_matching(records);
-    remove_matching(series);
-    remove_matching(logs);
+    match_files(t, id, 1);
 }
 
 int maat_tournament_lineup(const maat_tournament *t, int i, int *bots)

@@ -78,6 +78,24 @@ def main():
               == 8 and not os.listdir(os.path.join(d, 'none.games')),
               'keep none: the games are played, nothing kept', p.stderr)
 
+        # two tournaments sharing a ladder file, one's name the start of
+        # the other's ids: match 0 of 'share' ("share-0-K.json") is not
+        # match 0 of 'share-0' ("share-0-0-K.json"), and --keep none of
+        # the first must leave the second's files alone
+        for name, keep in (('share-0', 'all'), ('share', 'none')):
+            cfg = config(d, name, two, matches=2)
+            with open(cfg) as f:
+                c = json.load(f)
+            c['ladder'] = 'share.jsonl'
+            with open(cfg, 'w') as f:
+                json.dump(c, f)
+            p = run(d, cfg, '--keep', keep)
+            check(p.returncode == 0, 'shared ladder: %s runs' % name, p.stderr)
+        left = sorted(os.listdir(os.path.join(d, 'share.games')))
+        check(len(left) == 12 and all(x.startswith('share-0-') for x in left),
+              "keep none of 'share' leaves the 4 records and 8 logs of "
+              "'share-0' (%d files left)" % len(left), left)
+
         crashy = [('r1', RANDOM), ('r2', RANDOM),
                   ('crash', HOSTILE + ' --mode crash --after 3')]
         p = run(d, config(d, 'failed', crashy, matches=3), '--keep',
