@@ -11,12 +11,17 @@ they cannot drift from the code:
   line printed under it, from a directory laid out like the repository;
 - README's `maat-ladder run` line runs the tournament file it names
   (ladder/examples/tournament.json, which must exist), and `plan` lists one
-  command per match of it.
+  command per match of it;
+- the captured messages of docs/PROTOCOL.md (each JSON block under a
+  `<!-- capture: NAME -->` line) are what the matches of
+  scripts/capture-examples.py send today, value for value, and the page
+  names those matches' commands: a change of a deal or of a message fails
+  here.  At least one whole request of each game is among them.
 
 A directory laid out like the repository is a temporary one holding links
 named `build` (to the build tree) and `ladder` (to the source's), so the
 relative bot paths of the examples resolve exactly as in a clone."""
-import json, os, re, shlex, shutil, subprocess, sys, tempfile
+import importlib.util, json, os, re, shlex, shutil, subprocess, sys, tempfile
 
 SRC = os.environ["MAAT_SOURCE_ROOT"]
 BUILD = os.environ["MAAT_BUILD_ROOT"]
@@ -237,8 +242,31 @@ def readme_tournament():
         shutil.rmtree(work, ignore_errors=True)
 
 
+# ---- PROTOCOL.md's captured messages ----------------------------------------
+
+def protocol_captures():
+    script = os.path.join(SRC, "scripts", "capture-examples.py")
+    spec = importlib.util.spec_from_file_location("capture_examples", script)
+    cap = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(cap)
+    page = os.path.join(SRC, "docs", "PROTOCOL.md")
+    blocks = cap.marked_blocks(open(page).read())
+    for game in ("pyramids", "pyramix", "architects"):
+        check(any(name == game and '"type": "request"' in body
+                  for name, _, body in blocks),
+              f"PROTOCOL.md: a captured {game} request is checked")
+    try:
+        bad = cap.check(page, BUILD, extra=REF_ARGS)
+    except (RuntimeError, OSError, ValueError, subprocess.SubprocessError) as e:
+        check(False, f"PROTOCOL.md: the capture matches ran ({e})")
+        return
+    check(bad == 0, f"PROTOCOL.md: every captured example matches "
+                    f"scripts/capture-examples.py ({bad} do not)")
+
+
 c_examples()
 referee_config()
 readme_tournament()
+protocol_captures()
 print("test_doc_examples: " + ("ok" if failures == 0 else f"{failures} failed"))
 sys.exit(1 if failures else 0)
