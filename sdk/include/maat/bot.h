@@ -58,7 +58,7 @@ typedef struct maat_bot_turn {
     int seat;
     int decision_kind;
     /* the raw observation, valid during the call only; NULL when the
-     * request had none (version 2, see above) */
+     * request had none (versions 2 and 3, see above) */
     const msgpack_object *observation;
     const maat_action *legal;          /* the legal actions, decoded */
     int n_legal;
