@@ -107,7 +107,8 @@ static void usage_run(FILE *f, int plan)
     if (!plan) {
         maat_cli_games(f);
         fprintf(f, "\nexit: 0 played, 1 some matches failed, 2 usage or "
-                   "config error, 3 a bot is\nbroken, 4 interrupted\n\n"
+                   "config error or another run of\nthe tournament holds its "
+                   "ladder file, 3 a bot is broken, 4 interrupted\n\n"
                    "example: maat-ladder run tournament.json --jobs 2\n");
     }
 }

@@ -3,11 +3,13 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -768,8 +770,44 @@ static int key_ready(const maat_tournament *t, maat_error *err)
     return maat_seed_key_file(&key, t->key_file, err);
 }
 
-int maat_tournament_run(const maat_tournament *t, const maat_run_options *o,
-                        maat_error *err)
+/* One run of a tournament at a time on its ladder file: two would play
+ * the same match ids, each counting half of the other's lines and naming
+ * the other's records.  An flock on "<ladder>.<name>.lock" (beside the key
+ * file), held until the run ends and never removed (removing it would race
+ * with a run opening it).  Other tournaments may still share the ladder
+ * file (their ids differ), and readers never take it.  The fd, or -1. */
+static int lock_run(const maat_tournament *t, maat_error *err)
+{
+    char *path;
+    if (asprintf(&path, "%s.%s.lock", t->ladder, t->name) < 0)
+        return maat_error_set(err, MAAT_ENOMEM, "out of memory"), -1;
+    int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        maat_error_set(err, MAAT_EIO, "%s: cannot make the lock of the "
+                       "ladder file %s: %s", path, t->ladder, strerror(errno));
+    } else if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        char pid[32] = "";
+        ssize_t n = read(fd, pid, sizeof pid - 1);
+        pid[n > 0 ? n : 0] = 0;
+        maat_error_set(err, MAAT_EINVAL, "%s: another run of tournament "
+                       "'%s' holds this ladder file (pid %s): one at a "
+                       "time; run again when it ends", t->ladder, t->name,
+                       strtok(pid, "\n") ? pid : "?");
+        close(fd);
+        fd = -1;
+    } else {
+        char pid[32];
+        snprintf(pid, sizeof pid, "%d\n", (int)getpid());
+        if (ftruncate(fd, 0) != 0 || write(fd, pid, strlen(pid)) < 0) {
+            /* the lock is what matters; the pid is for the message */
+        }
+    }
+    free(path);
+    return fd;
+}
+
+static int run_locked(const maat_tournament *t, const maat_run_options *o,
+                      maat_error *err)
 {
     maat_pin_cpus cpus = {0};
     int rc = key_ready(t, err);
@@ -914,6 +952,17 @@ out:
     maat_standings_free(&f.s);
     maat_ladder_free(&f.l);
     maat_pin_cpus_free(&cpus);
+    return rc;
+}
+
+int maat_tournament_run(const maat_tournament *t, const maat_run_options *o,
+                        maat_error *err)
+{
+    int lock = lock_run(t, err);
+    if (lock < 0)
+        return err->code;
+    int rc = run_locked(t, o, err);
+    close(lock);
     return rc;
 }
 

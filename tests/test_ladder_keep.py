@@ -9,12 +9,14 @@ from sandboxed bots (--hide in every referee command).
 import glob
 import json
 import os
+import shlex
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from maattest import HOSTILE, RANDOM, REFEREE, check, report  # noqa: E402
+from maattest import (HOSTILE, RANDOM, REFEREE, check, report,  # noqa: E402
+                      wait_file)
 
 LADDER = os.environ.get('MAAT_LADDER')
 REPLAY = os.environ.get('MAAT_REPLAY')
@@ -35,6 +37,75 @@ def run(d, cfg, *extra):
                           cwd=d, capture_output=True, text=True, timeout=600)
 
 
+def one_run_at_a_time(d):
+    """While a run of tournament 'held' plays (its bot 'gate' waits on a
+    FIFO the test opens), a second run of the same config exits 2 naming
+    the ladder file and saying another run holds it; standings and a run
+    of another tournament on the same ladder file are not blocked."""
+    lad = os.path.join(d, 'shared.jsonl')
+    fifo, ready = os.path.join(d, 'gate.fifo'), os.path.join(d, 'gate.ready')
+    os.mkfifo(fifo)
+    other = config(d, 'other', [('r1', RANDOM), ('r2', RANDOM)], matches=1)
+    with open(other) as f:
+        c = json.load(f)
+    c['ladder'] = 'shared.jsonl'
+    with open(other, 'w') as f:
+        json.dump(c, f)
+    p = run(d, other)
+    check(p.returncode == 0, 'lock: another tournament first fills the '
+          'shared ladder file', p.stderr)
+    gate = 'sh -c %s' % shlex.quote('[ -e %s ] || { echo > %s; read x < %s; }; exec %s' % (
+        shlex.quote(ready), shlex.quote(ready), shlex.quote(fifo),
+        shlex.quote(RANDOM)))
+    held = config(d, 'held', [('r1', RANDOM), ('gate', gate)], matches=1)
+    with open(held) as f:
+        c = json.load(f)
+    c['ladder'] = 'shared.jsonl'
+    c['referee_args'] = ['--hello-time', '120000']
+    with open(held, 'w') as f:
+        json.dump(c, f)
+    first = subprocess.Popen([LADDER, 'run', held, '--quiet'], cwd=d,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    try:
+        # the gate bot starts only once the run holds its lock
+        check(wait_file(ready, 60, first), 'lock: the first run is playing')
+        p = run(d, held)
+        check(p.returncode == 2 and 'shared.jsonl' in p.stderr and
+              'another run' in p.stderr and 'held' in p.stderr,
+              'lock: a second run of the same tournament exits 2 naming the '
+              'ladder file and the run that holds it', p.stderr)
+        s = subprocess.run([LADDER, 'standings', lad], capture_output=True,
+                           text=True, timeout=60)
+        check(s.returncode == 0 and 'r1' in s.stdout,
+              'lock: standings reads the ladder file meanwhile', s.stderr)
+        c['name'], c['bots'] = 'beside', c['bots'][:1] + [
+            {'name': 'r2', 'command': RANDOM}]
+        del c['referee_args']
+        beside = os.path.join(d, 'beside.json')
+        with open(beside, 'w') as f:
+            json.dump(c, f)
+        p = run(d, beside)
+        check(p.returncode == 0, 'lock: another tournament still shares '
+              'the ladder file meanwhile', p.stderr)
+    finally:
+        # let the gate bot go (no reader: it is gone, nothing to release)
+        try:
+            fd = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            os.write(fd, b'go\n')
+            os.close(fd)
+        except OSError:
+            pass
+        out, err = first.communicate(timeout=300)
+    check(first.returncode == 0, 'lock: the first run ends well', err)
+    ids = [g['id'] for g in lines(lad)]
+    check(sorted(ids) == sorted(['other-0-0', 'other-0-1', 'held-0-0',
+                                 'held-0-1', 'beside-0-0', 'beside-0-1']),
+          'lock: each game once in the shared ladder file', repr(ids))
+    p = run(d, held)
+    check(p.returncode == 0, 'lock: released when the run ends', p.stderr)
+
+
 def lines(path):
     with open(path) as f:
         return [json.loads(l) for l in f if l.strip()]
@@ -42,6 +113,7 @@ def lines(path):
 
 def main():
     with tempfile.TemporaryDirectory(prefix='maat-keep-') as d:
+        one_run_at_a_time(d)
         two = [('r1', RANDOM), ('r2', RANDOM)]
         p = run(d, config(d, 'all', two))
         check(p.returncode == 0, 'keep all: the tournament runs', p.stderr)
