@@ -79,6 +79,10 @@ char **maat_referee_argv(const maat_referee_cmd *c)
         push(&b, "--hide");
         push(&b, c->seed_file);
     }
+    if (c->hide) {
+        push(&b, "--hide");
+        push(&b, c->hide);
+    }
     push(&b, "--quiet");
     int remote = 0;
     for (int s = 0; s < c->seats; s++)

@@ -430,11 +430,12 @@ static int match_file(const maat_tournament *t, const char *id,
     return 0;
 }
 
-/* Did a record of match `id` in the games directory name a fault (or
- * not read)?  With `remove`, unlink the match's files instead. */
-static int match_files(const maat_tournament *t, const char *id, int remove)
+/* Did a record of match `id` in directory `dir` name a fault (or not
+ * read)?  With `remove`, unlink the match's files there instead. */
+static int match_files(const maat_tournament *t, const char *dir,
+                       const char *id, int remove)
 {
-    DIR *d = opendir(t->games_dir);
+    DIR *d = opendir(dir);
     struct dirent *de;
     int faults = 0;
     if (!d)
@@ -444,7 +445,7 @@ static int match_files(const maat_tournament *t, const char *id, int remove)
         size_t n = strlen(de->d_name);
         if (!match_file(t, id, de->d_name))
             continue;
-        snprintf(path, sizeof path, "%s/%s", t->games_dir, de->d_name);
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
         if (remove) {
             unlink(path);
         } else if (n > 5 && !strcmp(de->d_name + n - 5, ".json")) {
@@ -459,19 +460,28 @@ static int match_files(const maat_tournament *t, const char *id, int remove)
 }
 
 /* After match i: its records and logs stay (keep all), stay only when a
- * game had a fault (keep failed), or go (keep none).  The ladder lines
+ * game had a fault (keep failed), or go (keep none).  `again`: the
+ * directory of this play when it was a play again (play_dir), judged and
+ * removed with the games directory's files of the match.  The ladder lines
  * still name them; maat-replay --index skips what is gone.  Only this
  * match's files: another tournament's in the same directory may share
  * the start of their names. */
-static void apply_keep(const maat_tournament *t, int i)
+static void apply_keep(const maat_tournament *t, int i, const char *again)
 {
     char id[96];
+    const char *dirs[2] = {t->games_dir, again};
     if (t->keep == MAAT_KEEP_ALL || !t->games_dir)
         return;
     maat_tournament_match_id(t, i, id, sizeof id);
-    if (t->keep == MAAT_KEEP_FAILED && match_files(t, id, 0))
+    int faults = 0, n = again ? 2 : 1;
+    for (int d = 0; d < n; d++)
+        faults |= match_files(t, dirs[d], id, 0);
+    if (t->keep == MAAT_KEEP_FAILED && faults)
         return;
-    match_files(t, id, 1);
+    for (int d = 0; d < n; d++)
+        match_files(t, dirs[d], id, 1);
+    if (again)
+        rmdir(again);
 }
 
 int maat_tournament_lineup(const maat_tournament *t, int i, int *bots)
@@ -491,10 +501,13 @@ int maat_tournament_lineup(const maat_tournament *t, int i, int *bots)
     return 0;
 }
 
-/* maat_tournament_argv; `sandbox_checked`: run's one bubblewrap check */
+/* maat_tournament_argv; `sandbox_checked`: run's one bubblewrap check;
+ * `play_dir`: where this play of the match keeps its records and logs when
+ * not in the games directory (a play again of a match cut short, see
+ * play_dir()), NULL otherwise */
 static char **tournament_argv(const maat_tournament *t, int i,
                               const int *bots, const char *ladder,
-                              int sandbox_checked)
+                              int sandbox_checked, const char *play_dir)
 {
     char id[96];
     maat_tournament_match_id(t, i, id, sizeof id);
@@ -505,7 +518,11 @@ static char **tournament_argv(const maat_tournament *t, int i,
         .match_id = id, .ladder = ladder, .seats = t->seats,
         /* records and logs where `run` keeps them; a planned shard runs
          * elsewhere, where that directory need not exist */
-        .games_dir = ladder == t->ladder ? t->games_dir : NULL,
+        .games_dir = ladder != t->ladder ? NULL
+                     : play_dir ? play_dir : t->games_dir,
+        /* the cut-short play's files in the games directory show this
+         * very deal: the bots of the play again must not read them */
+        .hide = play_dir ? t->games_dir : NULL,
         .sandbox_checked = sandbox_checked,
         .extra = t->referee_args, .n_extra = t->n_referee_args};
     c.endpoint = t->endpoint;
@@ -523,7 +540,7 @@ static char **tournament_argv(const maat_tournament *t, int i,
 char **maat_tournament_argv(const maat_tournament *t, int i, const int *bots,
                             const char *ladder)
 {
-    return tournament_argv(t, i, bots, ladder, 0);
+    return tournament_argv(t, i, bots, ladder, 0, NULL);
 }
 
 /* Is every game of match i in the ladder? */
@@ -537,6 +554,47 @@ static int match_done(const maat_tournament *t, const maat_ladder *l, int i)
             return 0;
     }
     return 1;
+}
+
+/* Where match i keeps its records and logs in this play: the games
+ * directory, unless a play cut short (a run killed) left some of the
+ * match's games in the ladder file.  Those first lines are the ones that
+ * count, and they name their files in the games directory, which this play
+ * of the same ids would replace.  Then a directory of this play's own,
+ * "<games>/<match>.play-<n>", n = 2, 3, ... the first not made before, so
+ * every ladder line names the files of its own play.  *dir is NULL (the
+ * games directory) or malloc'd. */
+static int play_dir(const maat_tournament *t, const maat_ladder *l, int i,
+                    char **dir, maat_error *err)
+{
+    char id[96], gid[112];
+    int started = 0;
+    *dir = NULL;
+    maat_tournament_match_id(t, i, id, sizeof id);
+    for (int k = 0; k < games_per_match(t) && !started; k++) {
+        snprintf(gid, sizeof gid, "%s-%d", id, k);
+        started = maat_ladder_has(l, gid);
+    }
+    if (!started || !t->games_dir)
+        return MAAT_OK;
+    for (int n = 2;; n++) {
+        if (asprintf(dir, "%s/%s.play-%d", t->games_dir, id, n) < 0) {
+            *dir = NULL;
+            return maat_error_set(err, MAAT_ENOMEM, "out of memory");
+        }
+        if (mkdir(*dir, 0755) == 0)
+            return MAAT_OK;
+        int e = errno;
+        if (e != EEXIST || n == 1000) {
+            maat_error_set(err, MAAT_EIO, "%s: cannot make the directory "
+                           "for match %d played again: %s", *dir, i,
+                           strerror(e));
+            free(*dir);
+            *dir = NULL;
+            return err->code;
+        }
+        free(*dir);
+    }
 }
 
 /* ---- what the run knows of the ladder file ---------------------------- */
@@ -853,6 +911,7 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
 
     pid_t pids[256];
     int match_of[256], slot_of[256]; /* slot_of: job slot, so its CPU */
+    char *again_of[256]; /* play_dir of a play again, else NULL */
     int lineup[256][MAAT_MAX_SEATS];
     int running = 0, next = 0, done = 0, failed = 0;
     int tty = isatty(2) && !o->quiet, every = o->report_every;
@@ -875,8 +934,16 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
             int *bots = lineup[running], i = pending[next++];
             if (maat_tournament_lineup(t, i, bots) < 0)
                 ladder_lineup(t, &f, running, lineup, bots);
+            char *again;
+            maat_error derr = {0};
+            if (play_dir(t, &f.l, i, &again, &derr)) {
+                fprintf(stderr, "%smaat-ladder: match %d: %s\n",
+                        tty ? "\n" : "", i, derr.msg);
+                failed++;
+                continue;
+            }
             char **argv = tournament_argv(t, i, bots, t->ladder,
-                                          sandbox_checked);
+                                          sandbox_checked, again);
             char match[16];
             snprintf(match, sizeof match, "%d", i);
             int slot = free_slot(slot_of, running);
@@ -885,10 +952,12 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
                              : -1;
             maat_argv_free(argv);
             if (pid < 0) {
+                free(again);
                 failed++;
                 continue;
             }
             pids[running] = pid;
+            again_of[running] = again;
             slot_of[running] = slot;
             match_of[running++] = i;
         }
@@ -909,9 +978,11 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
                             "above)" : "");
                 } else {
                     done++;
-                    apply_keep(t, match_of[k]);
+                    apply_keep(t, match_of[k], again_of[k]);
                 }
+                free(again_of[k]);
                 --running;
+                again_of[k] = again_of[running];
                 pids[k] = pids[running];
                 match_of[k] = match_of[running];
                 slot_of[k] = slot_of[running];
@@ -932,6 +1003,8 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
         for (int k = 0; k < running; k++)
             waitpid(pids[k], NULL, 0);
     }
+    for (int k = 0; interrupted && k < running; k++)
+        free(again_of[k]);
     if (tty)
         fputc('\n', stderr);
     sigaction(SIGINT, &old_int, NULL);

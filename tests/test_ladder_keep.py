@@ -10,13 +10,16 @@ import glob
 import json
 import os
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
+import uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from maattest import (HOSTILE, RANDOM, REFEREE, check, report,  # noqa: E402
-                      wait_file)
+from maattest import (HOSTILE, RANDOM, REFEREE, check,  # noqa: E402
+                      describe, kill_marked, report, wait_file,
+                      wait_no_marked)
 
 LADDER = os.environ.get('MAAT_LADDER')
 REPLAY = os.environ.get('MAAT_REPLAY')
@@ -106,6 +109,78 @@ def one_run_at_a_time(d):
     check(p.returncode == 0, 'lock: released when the run ends', p.stderr)
 
 
+def play_again_files(d):
+    """A duplicate match killed (SIGKILL, the run's process group) once
+    game 0 is in the ladder file and game 1 is under way -- its bot 'gate'
+    blocks on a FIFO in its second start -- then resumed: the match is
+    played again from game 0, and every line's record holds that line's
+    scores, each line names files of its own, none missing."""
+    lad = os.path.join(d, 'again.jsonl')
+    fifo, ready = os.path.join(d, 'again.fifo'), os.path.join(d, 'again.ready')
+    count = os.path.join(d, 'again.count')
+    os.mkfifo(fifo)
+    script = ('n=$(cat {c} 2>/dev/null || echo 0); echo $((n+1)) > {c}; '
+              'if [ "$n" = 1 ]; then echo > {r}; read x < {f}; fi; '
+              'exec {b}').format(c=shlex.quote(count), r=shlex.quote(ready),
+                                 f=shlex.quote(fifo), b=shlex.quote(RANDOM))
+    # a script exec'd directly (a path, plain words), so that it dies with
+    # its referee (PR_SET_PDEATHSIG) as a bot does
+    gate = os.path.join(d, 'again-gate.sh')
+    with open(gate, 'w') as f:
+        f.write('#!/bin/sh\n' + script + '\n')
+    os.chmod(gate, 0o755)
+    cfg = config(d, 'again', [('r1', RANDOM), ('gate', gate)], matches=1)
+    marker = str(uuid.uuid4())
+    env = dict(os.environ, MAAT_TEST_MARKER=marker)
+    p = subprocess.Popen([LADDER, 'run', cfg, '--quiet'], cwd=d, env=env,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True, start_new_session=True)
+    try:
+        # readiness: game 1's gate bot started (so game 0 ended) and game
+        # 0's line is in the file
+        ok = wait_file(ready, 60, p)
+        ok = ok and os.path.exists(lad) and len(lines(lad)) == 1
+        if not check(ok and p.poll() is None, 'play again: killed with game '
+                     '0 in the ladder file, game 1 under way'):
+            return
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        living = wait_no_marked(marker, 10.0)
+        check(not living, 'play again: nothing of the killed run is left',
+              describe(living))
+        r = subprocess.run([LADDER, 'run', cfg, '--quiet'], cwd=d, env=env,
+                           capture_output=True, text=True, timeout=300)
+        check(r.returncode == 0, 'play again: the resume ends well', r.stderr)
+    finally:
+        if p.poll() is None:
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+        kill_marked(marker)
+    games = lines(lad)
+    check([g['id'] for g in games] == ['again-0-0', 'again-0-0',
+                                       'again-0-1'],
+          'play again: game 0 twice (the first counts), then game 1',
+          repr([g['id'] for g in games]))
+    bad, named = [], []
+    for g in games:
+        named += [g.get('record')] + g.get('logs', [])
+        try:
+            with open(os.path.join(d, g['record'])) as f:
+                rec = json.load(f)
+            scores = [x['score'] for x in rec['result']]
+            if scores != g['scores'] or rec['game_index'] != g['game_index']:
+                bad.append('%s: line %r, record %r' % (g['record'],
+                                                      g['scores'], scores))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            bad.append('%s: %s' % (g.get('record'), e))
+        bad += ['%s missing' % x for x in g.get('logs', [])
+                if not os.path.exists(os.path.join(d, x))]
+    check(not bad, 'play again: every line\'s record holds its own scores '
+          'and its logs exist', '; '.join(bad))
+    check(len(set(named)) == len(named) == 9,
+          'play again: no two lines name the same file', repr(named))
+
+
 def lines(path):
     with open(path) as f:
         return [json.loads(l) for l in f if l.strip()]
@@ -114,6 +189,7 @@ def lines(path):
 def main():
     with tempfile.TemporaryDirectory(prefix='maat-keep-') as d:
         one_run_at_a_time(d)
+        play_again_files(d)
         two = [('r1', RANDOM), ('r2', RANDOM)]
         p = run(d, config(d, 'all', two))
         check(p.returncode == 0, 'keep all: the tournament runs', p.stderr)
