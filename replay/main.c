@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "document.h"
@@ -45,7 +46,8 @@ static void usage(FILE *f)
         "                    or DIR/MATCH.json (or the ladder line's "
         "\"record\")\n"
         "Exit codes: 0 written, 1 the record or a log could not be read or "
-        "the page\nwritten, 2 usage error.  Details: docs/REPLAY.md.\n");
+        "the page\nwritten, 2 usage error (also: -o names an input file).  "
+        "Details: docs/REPLAY.md.\n");
 }
 
 static int bad(const char *what, const char *arg)
@@ -53,6 +55,35 @@ static int bad(const char *what, const char *arg)
     fprintf(stderr, "maat-replay: %s '%s' (see maat-replay --help)\n", what,
             arg);
     return 2;
+}
+
+/* Is `in` the very file `out` names?  By device and inode, so "./r.json",
+ * a hard link or a symbolic link to the input count too; only when both
+ * exist (a new output is no input). */
+static int same_file(const char *out, const char *in)
+{
+    struct stat a, b;
+    return in && stat(out, &a) == 0 && stat(in, &b) == 0 &&
+           a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* -o naming an input would replace it with the page: refused, 2. */
+static int output_is_input(const char *out, const char *record,
+                           const char *ladder, const char *deck,
+                           const maat_replay_log *logs, int n_logs)
+{
+    const char *what = same_file(out, record)   ? "the record"
+                       : same_file(out, ladder) ? "the ladder file (--index)"
+                       : same_file(out, deck)   ? "the deck file (--deck)"
+                                                : NULL;
+    for (int i = 0; i < n_logs && !what; i++)
+        if (same_file(out, logs[i].path))
+            what = "a bot log (--log)";
+    if (!what)
+        return 0;
+    fprintf(stderr, "maat-replay: -o %s is %s: writing the page would "
+            "replace it; name another output file\n", out, what);
+    return 1;
 }
 
 int main(int argc, char **argv)
@@ -105,6 +136,11 @@ int main(int argc, char **argv)
     }
     if (!out || (!record) == (!ladder)) {
         usage(stderr);
+        return 2;
+    }
+    if (output_is_input(out, record, ladder, deck, logs, n_logs)) {
+        for (int i = 0; i < n_logs; i++)
+            free((char *)logs[i].who);
         return 2;
     }
     maat_error err = {0, ""};

@@ -157,6 +157,22 @@ def test_hostile_text_and_logs(tmp):
     check(r.returncode == 2 and "usage" in r.stderr, "no -o: %d" % r.returncode)
     r = run([REPLAY, hostile, "-o", out, "--log", "nofile"])
     check(r.returncode == 2 and "SEAT=FILE" in r.stderr, "bad --log: %s" % r.stderr)
+    # -o naming an input (by name or through a link) refuses, input intact
+    before = open(hostile, "rb").read()
+    link = os.path.join(tmp, "link-to-hostile.json")
+    os.symlink(hostile, link)
+    for args, name in (([hostile, "-o", hostile], "the record"),
+                       ([hostile, "-o", link], "the record"),
+                       ([hostile, "-o", log, "--log", "0=" + log], "a bot log"),
+                       ([hostile, "--json", "-o", "./" + os.path.relpath(
+                           hostile)], "the record")):
+        r = run([REPLAY] + args)
+        check(r.returncode == 2 and name in r.stderr and
+              "-o %s " % args[args.index("-o") + 1] in r.stderr,
+              "-o an input: %s: %d %s" % (args, r.returncode, r.stderr))
+    check(open(hostile, "rb").read() == before and
+          open(log, "rb").read().startswith(b"starting up"),
+          "-o an input: the inputs are left as they were")
 
 
 def test_refused_record(tmp):
@@ -242,6 +258,12 @@ def test_index(tmp):
         check("root:" not in json.dumps(doc), "index: a log outside the folder was read")
     check(not os.path.exists(os.path.join(d, "site", "outside-0.html")),
           "index: a record outside the ladder's folder was read")
+    before = open(ladder, "rb").read()
+    r = run([REPLAY, "--index", ladder, "-o", ladder])
+    check(r.returncode == 2 and "ladder file" in r.stderr and ladder in r.stderr
+          and open(ladder, "rb").read() == before,
+          "--index -o LADDER: refused, the ladder file intact: %d %s"
+          % (r.returncode, r.stderr))
 
 
 def main():
