@@ -147,13 +147,40 @@ static int attach_log(json_t *doc, json_t *decisions, int seats,
     return MAAT_OK;
 }
 
-/* The record's faults under their decision; the others (before the first
- * decision, e.g. no hello) stay in the document's "faults". */
-static void attach_faults(json_t *doc, json_t *decisions, json_t *faults)
+static const char *json_kind(const json_t *v)
 {
-    json_t *loose = json_array();
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER:
+    case JSON_REAL: return "a number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "true or false";
+    default: return "null";
+    }
+}
+
+/* The record's faults under their decision; the others (before the first
+ * decision, e.g. no hello) stay in the document's "faults".  The page
+ * reads each fault's fields, so a fault that is not an object (a
+ * hand-edited "faults": [null]) refuses the record, naming the field. */
+static int attach_faults(json_t *doc, json_t *decisions, json_t *faults,
+                         const char *path, maat_error *err)
+{
     size_t i;
     json_t *f;
+    if (faults && !json_is_array(faults))
+        return maat_error_set(err, MAAT_EFORMAT, "%s: field 'faults' is %s, "
+                              "not an array of faults", path,
+                              json_kind(faults));
+    json_array_foreach(faults, i, f)
+        if (!json_is_object(f))
+            return maat_error_set(err, MAAT_EFORMAT, "%s: field 'faults': "
+                                  "entry %zu is %s, not an object (seat, "
+                                  "bot, kind, decision, detail)", path, i,
+                                  json_kind(f));
+    json_t *loose = json_array();
     json_array_foreach(faults, i, f) {
         json_t *at = json_object_get(f, "decision");
         json_t *d = json_is_integer(at) && json_integer_value(at) >= 0
@@ -172,6 +199,7 @@ static void attach_faults(json_t *doc, json_t *decisions, json_t *faults)
         json_array_append(list, f);
     }
     json_object_set_new(doc, "faults", loose);
+    return MAAT_OK;
 }
 
 /* The replayed result against the record's: any difference is a warning. */
@@ -271,7 +299,12 @@ json_t *maat_replay_document(const char *path, const char *deck,
                        "seats have the wrong type", path);
         return NULL;
     }
-    attach_faults(doc, decisions, json_object_get(rec, "faults"));
+    if (attach_faults(doc, decisions, json_object_get(rec, "faults"), path,
+                      err)) {
+        json_decref(doc);
+        maat_playback_close(&p);
+        return NULL;
+    }
     for (int i = 0; i < n_logs; i++)
         if (attach_log(doc, decisions, p.seats, &logs[i], err)) {
             json_decref(doc);

@@ -193,6 +193,34 @@ def test_refused_record(tmp):
               % (len(doc["decisions"]), doc["warnings"]))
 
 
+def test_bad_fields(tmp):
+    """A hand-edited record with a field the page cannot use is refused
+    (exit 1), the message naming the field and what is wrong."""
+    rec_path = os.path.join(tmp, "fields.json")
+    rec = make_record(REFEREE, RANDOM, "pyramids", 2, 4, rec_path)
+    out = os.path.join(tmp, "fields.html")
+    for name, change, want in (
+            ("faults-null", {"faults": [None]},
+             "field 'faults': entry 0 is null, not an object"),
+            ("faults-7", {"faults": [{"seat": 0, "kind": "crash"}, 7]},
+             "field 'faults': entry 1 is a number"),
+            ("faults-str", {"faults": "x"},
+             "field 'faults' is a string, not an array")):
+        bad = os.path.join(tmp, name + ".json")
+        with open(bad, "w") as f:
+            json.dump(dict(rec, **change), f)
+        r = run([REPLAY, bad, "-o", out])
+        check(r.returncode == 1 and want in r.stderr and bad in r.stderr,
+              "%s: exit %d %s" % (name, r.returncode, r.stderr))
+    ok = os.path.join(tmp, "faults-ok.json")
+    with open(ok, "w") as f:
+        json.dump(dict(rec, faults=[{"seat": 1, "bot": "b", "kind": "crash",
+                                     "decision": 2, "detail": "d"}]), f)
+    doc = page_document(replay(ok, out))
+    check(doc and doc["decisions"][2]["faults"][0]["kind"] == "crash",
+          "a well-formed fault is still shown under its decision")
+
+
 def test_verify_verbose(tmp):
     for game, seats, seed in GAMES:
         rec_path = os.path.join(tmp, "v-%s.json" % game)
@@ -271,6 +299,7 @@ def main():
         test_views_are_what_the_seats_got(tmp)
         test_hostile_text_and_logs(tmp)
         test_refused_record(tmp)
+        test_bad_fields(tmp)
         test_verify_verbose(tmp)
         test_index(tmp)
     print("replay: %d failed" % failures)
