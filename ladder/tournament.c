@@ -234,6 +234,14 @@ int maat_tournament_load(maat_tournament *t, const char *path,
         rc = fail(err, path, "field 'ladder' (the ladder file) is required");
         goto out;
     }
+    /* "" would put the key file and the games directory in the working
+     * directory (".<name>.key", ".games") and fail only at the first
+     * referee */
+    if (!*ladder) {
+        rc = fail(err, path, "field 'ladder' is empty: name the ladder file "
+                  "(e.g. \"ladder.jsonl\")");
+        goto out;
+    }
     t->ladder = strdup(ladder);
     if (asprintf(&t->key_file, "%s.%s.key", ladder, t->name) < 0)
         t->key_file = NULL;

@@ -276,6 +276,15 @@ def main():
         check(p.returncode == 2 and "field 'name'" in p.stderr,
               'a tournament name with spaces is a config error naming the '
               'field', p.stderr)
+        c['name'], c['ladder'] = 'empty', ''
+        with open(bad, 'w') as f:
+            json.dump(c, f)
+        p = run(d, bad)
+        made = [x for x in os.listdir(d) if x.startswith('.')]
+        check(p.returncode == 2 and "field 'ladder'" in p.stderr and
+              'bad.json' in p.stderr and not made,
+              'an empty ladder is a config error naming the field, and '
+              'makes nothing', '%r %s' % (made, p.stderr))
 
         cfg = config(d, 'secret', two)
         p = subprocess.run([LADDER, 'plan', cfg, '--shard-dir',
