@@ -4,7 +4,24 @@
 
 #include "maat/internal/msg.h"
 #include "playback.h"
+#include "outcome.h"
 #include "record.h"
+
+/* "a whole number", "null", "missing"... what a field is instead. */
+static const char *type_name(const json_t *v)
+{
+    switch (v ? (int)json_typeof(v) : -1) {
+    case -1: return "missing";
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "a whole number";
+    case JSON_REAL: return "a fractional number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "true or false";
+    default: return "null";
+    }
+}
 
 int maat_playback_open(maat_playback *p, const char *path, const char *deck,
                        maat_events *ev, maat_error *err)
@@ -28,14 +45,44 @@ int maat_playback_open(maat_playback *p, const char *path, const char *deck,
     maat_seed deal;
     char text[32];
     snprintf(text, sizeof text, "%lld", (long long)json_integer_value(seed));
-    if (!p->rules || !json_is_array(p->decisions) || !json_is_array(seats) ||
-        !(json_is_string(seed) || json_is_integer(seed)) ||
+    int bad_seed = !(json_is_string(seed) || json_is_integer(seed)) ||
         maat_seed_parse(&deal, json_is_string(seed) ? json_string_value(seed)
                                                    : text,
-                        NULL) != MAAT_OK) {
+                        NULL) != MAAT_OK;
+    /* the first field at fault, named; the record's own text (a game
+     * name) is cut and made printable: it may be anyone's */
+    char what[160] = "";
+    if (!json_is_object(p->rec) ||
+        (!json_object_get(p->rec, "game") && !seed && !seats &&
+         !p->decisions))
+        snprintf(what, sizeof what, "not a maat record (a JSON object with "
+                 "game, seed, seats, decisions)");
+    else if (!game)
+        snprintf(what, sizeof what, "field 'game' is %s, not a string (a "
+                 "game name)", type_name(json_object_get(p->rec, "game")));
+    else if (!p->rules) {
+        snprintf(what, sizeof what, "field 'game': no game named '%.40s%s'",
+                 game, strlen(game) > 40 ? "..." : "");
+        maat_text_sanitize(what);
+    } else if (bad_seed && !(json_is_string(seed) || json_is_integer(seed)))
+        snprintf(what, sizeof what, "field 'seed' is %s, not a string: a "
+                 "number 0..18446744073709551615 or 64 hex digits",
+                 type_name(seed));
+    else if (bad_seed) {
+        const char *t = json_is_string(seed) ? json_string_value(seed) : text;
+        snprintf(what, sizeof what, "field 'seed': '%.40s%s' is not a number "
+                 "0..18446744073709551615 nor 64 hex digits", t,
+                 strlen(t) > 40 ? "..." : "");
+        maat_text_sanitize(what);
+    } else if (!json_is_array(seats))
+        snprintf(what, sizeof what, "field 'seats' is %s, not an array (one "
+                 "object per seat)", type_name(seats));
+    else if (!json_is_array(p->decisions))
+        snprintf(what, sizeof what, "field 'decisions' is %s, not an array",
+                 type_name(p->decisions));
+    if (*what) {
         maat_playback_close(p);
-        return maat_error_set(err, MAAT_EFORMAT, "%s: not a maat record "
-                              "(needs game, seed, seats, decisions)", path);
+        return maat_error_set(err, MAAT_EFORMAT, "%s: %s", path, what);
     }
     p->seats = (int)json_array_size(seats);
     /* the game's options as recorded (e.g. its deck file); --deck wins */
@@ -48,6 +95,12 @@ int maat_playback_open(maat_playback *p, const char *path, const char *deck,
     if (deck)
         maat_options_set(&opt, "deck", deck);
     p->setup = p->rules->setup_new(&opt, err);
+    if (!p->setup && !deck && err) { /* the record's options, named */
+        char why[sizeof err->msg];
+        snprintf(why, sizeof why, "%s", err->msg);
+        maat_error_set(err, err->code ? err->code : MAAT_EFORMAT,
+                       "%s: field 'options': %s", path, why);
+    }
     if (p->setup)
         p->game = p->rules->game_new(p->setup, &deal, p->seats, ev, err);
     if (!p->game) {

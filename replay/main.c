@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "document.h"
 #include "index.h"
+#include "outcome.h"
 #include "page.h"
 
 static void usage(FILE *f)
@@ -172,11 +173,19 @@ int main(int argc, char **argv)
         }
         size_t k;
         json_t *w;
-        json_array_foreach(json_object_get(doc, "warnings"), k, w)
+        json_array_foreach(json_object_get(doc, "warnings"), k, w) {
+            char *text = strdup(json_string_value(w));
+            if (text) /* the rules' words about a record's own text */
+                maat_text_sanitize(text);
             fprintf(stderr, "maat-replay: %s: %s\n", record,
-                    json_string_value(w));
+                    text ? text : "?");
+            free(text);
+        }
         json_decref(doc);
     }
+    /* a message may quote the record (its deck path, say): a hand-edited
+     * record must not send escape sequences to the terminal */
+    maat_text_sanitize(err.msg);
     if (rc)
         fprintf(stderr, "maat-replay: %s\n", err.msg);
     for (int i = 0; i < n_logs; i++)

@@ -212,6 +212,28 @@ def test_bad_fields(tmp):
         r = run([REPLAY, bad, "-o", out])
         check(r.returncode == 1 and want in r.stderr and bad in r.stderr,
               "%s: exit %d %s" % (name, r.returncode, r.stderr))
+    for name, change, want in (
+            ("game-x", {"game": "chess\x1b[2J"},
+             "field 'game': no game named 'chess?[2J'"),
+            ("game-none", {"game": None}, "field 'game' is null"),
+            ("seed-str", {"seed": "seven"},
+             "field 'seed': 'seven' is not a number"),
+            ("seed-big", {"seed": 1e300},
+             "field 'seed' is a fractional number, not a string"),
+            ("seed-neg", {"seed": -1}, "field 'seed': '-1' is not a number"),
+            ("seats-obj", {"seats": {}}, "field 'seats' is an object"),
+            ("decisions-none", {"decisions": None},
+             "field 'decisions' is null"),
+            ("deck-esc", {"options": {"deck": "/no/\x1b]0;t\x07deck"}},
+             "/no/?]0;t?deck")):
+        bad = os.path.join(tmp, name + ".json")
+        with open(bad, "w") as f:
+            json.dump(dict(rec, **change), f)
+        r = run([REPLAY, bad, "-o", out])
+        check(r.returncode == 1 and want in r.stderr and bad in r.stderr
+              and "not a maat record" not in r.stderr and
+              "\x1b" not in r.stderr and "\x07" not in r.stderr,
+              "%s: exit %d %r" % (name, r.returncode, r.stderr))
     ok = os.path.join(tmp, "faults-ok.json")
     with open(ok, "w") as f:
         json.dump(dict(rec, faults=[{"seat": 1, "bot": "b", "kind": "crash",
