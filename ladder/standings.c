@@ -220,6 +220,23 @@ static json_t *row_json(const maat_standing *r)
     return o;
 }
 
+/* One CSV field, quoted as RFC 4180 says when it must be: a bot name from
+ * a hand-edited ladder line may hold a comma, a quote or a line break. */
+static void csv_field(FILE *f, const char *v)
+{
+    if (!v[strcspn(v, ",\"\r\n")]) {
+        fputs(v, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *v; v++) {
+        if (*v == '"')
+            fputc('"', f);
+        fputc(*v, f);
+    }
+    fputc('"', f);
+}
+
 void maat_standings_print(const maat_standings *s, const char *format,
                           FILE *f)
 {
@@ -240,8 +257,11 @@ void maat_standings_print(const maat_standings *s, const char *format,
         fputc('\n', f);
         for (int i = 0; i < s->count; i++) {
             const maat_standing *r = &s->rows[i];
-            fprintf(f, "%s,%s,%.6f,%.6f,%.6f,%d,%d,%.4f,%.4f,", r->game,
-                    r->bot, maat_rating_display(&r->rating), r->rating.mu,
+            csv_field(f, r->game);
+            fputc(',', f);
+            csv_field(f, r->bot);
+            fprintf(f, ",%.6f,%.6f,%.6f,%d,%d,%.4f,%.4f,",
+                    maat_rating_display(&r->rating), r->rating.mu,
                     r->rating.sigma, r->games, r->wins,
                     r->games ? r->rank_sum / r->games : 0.0,
                     r->games ? r->score_sum / r->games : 0.0);

@@ -7,7 +7,7 @@ the referee's handling of bots that cannot start: a program that cannot be
 exec'd is exit 1 naming the path; a bot that starts and dies before hello
 shows its first output lines in the referee's own output and the ladder
 line."""
-import json, os, subprocess, sys, tempfile
+import csv, io, json, os, subprocess, sys, tempfile
 
 REF = os.environ["MAAT_REFEREE"]
 LADDER = os.environ["MAAT_LADDER"]
@@ -95,6 +95,18 @@ check(rc == 2 and "inconclusive" in out, f"compare --opt=value ({rc} {err.strip(
 std_file = os.path.join(work, "eq.jsonl")
 rc, out, err = run(LADDER, "standings", std_file, "--format=csv")
 check(rc == 0 and out.startswith("game,bot,"), "standings --format=csv")
+# a hand-edited line's bot names with a comma, a quote and a line break
+# are quoted (RFC 4180): the columns stay where they are
+hand = os.path.join(work, "hand.jsonl")
+g = json.loads(open(std_file).readline())
+g["bots"] = ['a,b', 'say "hi"\nthere']
+with open(hand, "w") as f:
+    f.write(json.dumps(g) + "\n")
+rc, out, err = run(LADDER, "standings", hand, "--format", "csv")
+rows = list(csv.reader(io.StringIO(out, newline="")))
+check(rc == 0 and len(rows) == 3 and all(len(r) == len(rows[0]) for r in rows)
+      and sorted(r[1] for r in rows[1:]) == sorted(g["bots"]),
+      f"standings --format csv quotes names with , \" and newlines: {rows!r}")
 
 # ---- numbers checked in full, errors naming the option and what is allowed ----
 cmp = ["compare", "--candidate", RANDOM, "--baseline", RANDOM]
