@@ -1,5 +1,6 @@
 /* ladder_file.c -- the ladder file reader (see ladder_file.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -105,7 +106,13 @@ static int read_lines(FILE *f, const char *path, long *offset, int *lineno,
         if (n == 0)
             continue;
         json_error_t je;
-        json_t *j = json_loadb(line, (size_t)n, 0, &je);
+        /* jansson stops at a NUL byte and says "near end of file", which
+         * points nowhere: say what and where it is */
+        const char *nul = memchr(line, 0, (size_t)n);
+        json_t *j = nul ? NULL : json_loadb(line, (size_t)n, 0, &je);
+        if (nul)
+            snprintf(je.text, sizeof je.text, "a NUL byte at byte %ld (JSON "
+                     "text has none)", (long)(nul - line) + 1);
         const char *why = je.text;
         maat_ladder_game g;
         if (!j || maat_ladder_parse(j, &g, &why) != 0) {

@@ -107,6 +107,13 @@ rows = list(csv.reader(io.StringIO(out, newline="")))
 check(rc == 0 and len(rows) == 3 and all(len(r) == len(rows[0]) for r in rows)
       and sorted(r[1] for r in rows[1:]) == sorted(g["bots"]),
       f"standings --format csv quotes names with , \" and newlines: {rows!r}")
+# a NUL byte in a line: the message says so, not "near end of file"
+with open(hand, "ab") as f:
+    line = json.dumps(g).encode()
+    f.write(line[:1] + b"\0" + line[1:] + b"\n")  # between tokens
+rc, out, err = run(LADDER, "standings", hand)
+check(rc == 0 and f"{hand}:2: a NUL byte at byte 2" in err and
+      "end of file" not in err, f"a NUL byte in a ladder line is named ({err.strip()})")
 
 # ---- numbers checked in full, errors naming the option and what is allowed ----
 cmp = ["compare", "--candidate", RANDOM, "--baseline", RANDOM]
