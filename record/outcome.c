@@ -66,6 +66,13 @@ void maat_text_sanitize(char *s)
             *p++ = '?';
             continue;
         }
+        if (n == 2 && p[0] == 0xc2 && p[1] < 0xa0) {
+            /* a C1 control (U+0080..U+009F): U+009B is CSI to a terminal
+             * that takes 8-bit controls, as ESC [ is to all */
+            p[0] = p[1] = '?';
+            p += 2;
+            continue;
+        }
         p += n;
     }
 }

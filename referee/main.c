@@ -865,6 +865,7 @@ int main(int argc, char **argv)
         int n = maat_record_verify(k.verify, k.deck, stdout, k.c.verbose,
                                    &err);
         if (n < 0) {
+            maat_text_sanitize(err.msg); /* it may quote the record */
             fprintf(stderr, "maat-referee: %s\n", err.msg);
             rc = 2;
         } else {

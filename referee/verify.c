@@ -2,6 +2,8 @@
  * rules and report every place where the record and the rules disagree
  * (whose decision, which kind, a refused action, scores, ranks); with
  * --verbose, the position after each decision (rules->render). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,13 +13,18 @@
 
 static int diff(FILE *report, int *n, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* A difference, one line.  It can quote the record (its rules version, a
+ * bot's name), which anyone may have edited: never a control character
+ * on the terminal. */
 static int diff(FILE *report, int *n, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     if (report) {
-        vfprintf(report, fmt, ap);
-        fputc('\n', report);
+        char line[1024];
+        vsnprintf(line, sizeof line, fmt, ap);
+        maat_text_sanitize(line);
+        fprintf(report, "%s\n", line);
     }
     va_end(ap);
     return ++*n;
@@ -72,12 +79,14 @@ static void show_step(FILE *report, const maat_playback *p, json_t *d)
     char *action = json_dumps(json_object_get(d, "action"),
                               JSON_COMPACT | JSON_PRESERVE_ORDER);
     char *text = maat_game_render(p->rules, p->game, MAAT_OMNISCIENT);
-    fprintf(report, "\n-- decision %zu: seat %lld %s by %s --\n%s",
+    char head[512];
+    snprintf(head, sizeof head, "%s by %s", action ? action : "?",
+             json_is_string(json_object_get(d, "by"))
+                 ? json_string_value(json_object_get(d, "by")) : "?");
+    maat_text_sanitize(head); /* the record's text (diff) */
+    fprintf(report, "\n-- decision %zu: seat %lld %s --\n%s",
             p->next - 1, (long long)json_integer_value(json_object_get(d,
-            "seat")), action ? action : "?",
-            json_is_string(json_object_get(d, "by"))
-                ? json_string_value(json_object_get(d, "by")) : "?",
-            text ? text : "(cannot render the position)\n");
+            "seat")), head, text ? text : "(cannot render the position)\n");
     free(action);
     free(text);
 }

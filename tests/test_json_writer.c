@@ -28,6 +28,7 @@
 
 #include "check.h"
 #include "json_writer.h"
+#include "outcome.h"
 #include "maat/internal/msg.h"
 #include "maat/policy.h"
 #include "ladder_line.h"
@@ -513,8 +514,32 @@ static void test_ladder_line(void)
     rmdir(dir);
 }
 
+/* maat_text_sanitize: what a bot or an entry file says is printed and
+ * stored; no control character of any kind, and valid UTF-8. */
+static void test_sanitize(void)
+{
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"plain text", "plain text"},
+        {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80",
+         "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80"},
+        {"a\x1b]0;T\x07" "b\x7f", "a?]0;T?b?"},
+        {"csi \xc2\x9b" "31m, nel \xc2\x85, nbsp \xc2\xa0",
+         "csi ??31m, nel ??, nbsp \xc2\xa0"},
+        {"\xff\xfe \xc0\xaf \xed\xa0\x80", "?? ?? ???"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char buf[128];
+        snprintf(buf, sizeof buf, "%s", cases[i].in);
+        maat_text_sanitize(buf);
+        CHECK(!strcmp(buf, cases[i].out), "sanitize case %zu: '%s'", i, buf);
+    }
+}
+
 int main(void)
 {
+    test_sanitize();
     maat_jw *w = maat_jw_new(16); /* small: the growth is exercised too */
     CHECK(w != NULL, "maat_jw_new");
     if (!w)

@@ -91,6 +91,22 @@ with tempfile.TemporaryDirectory() as d:
               "fixed seats, then rotated by one in game 1")
         rc, out = run("--verify", r1)
         check(rc == 0 and "verified" in out, "--verify passes on a series record")
+        # a record anyone may have edited: what --verify prints of it has
+        # no control character (a terminal escape, a C1 CSI)
+        bad = os.path.join(d, "edited.json")
+        for what, edit in (("rules_version", lambda j: j.update(
+                               rules_version="v\u001b]0;pwned\u0007\u009b31m")),
+                           ("options.deck", lambda j: j.setdefault(
+                               "options", {}).update(deck="/no/\u001b[2Jdeck"))):
+            j = json.loads(open(r1).read())
+            edit(j)
+            with open(bad, "w") as f:
+                json.dump(j, f, ensure_ascii=False)
+            rc, out = run("--verify", bad, "--verbose")
+            check(rc in (2, 3) and "\x1b" not in out and "\x07" not in out and
+                  "\u009b" not in out,
+                  "--verify of a record with escapes in %s prints none (exit %d)"
+                  % (what, rc))
 
     with open(conf, "a") as f:
         f.write("time soon\n")
