@@ -102,14 +102,18 @@ def main():
                     ("--unshare-net", ["--unshare-net"]),
                     ("--unshare-ipc", ["--unshare-ipc"]),
                     ("--unshare-uts", ["--unshare-uts"]),
-                    ("--die-with-parent", ["--die-with-parent"])]
+                    ("--die-with-parent", ["--die-with-parent"]),
+                    ("--unshare-user --cap-drop ALL",
+                     ["--unshare-user", "--cap-drop", "ALL"])]
             tail = ["--setenv", "TMPDIR", "/tmp", "--chdir", os.getcwd()]
             opts = [w for _, f in each for w in f]
             tty = ["--ro-bind", "/dev/null", "/dev/tty"]
             # /dev/shm capped, /dev read-only: after --dev /dev (in opts)
             shm = ["--size", str(64 << 20), "--tmpfs", "/dev/shm"]
             dev_ro = ["--remount-ro", "/dev"]
-            old = [w for name, f in each if "/run" not in name for w in f]
+            old = [w for name, f in each
+                   if "/run" not in name and "--cap-drop" not in name
+                   for w in f]
             old += ["--new-session"] + tail
             configs = [("/bin/true", true), ("bwrap --ro-bind / /", base + true)]
             configs += [("+ " + name, base + f + true) for name, f in each]

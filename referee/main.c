@@ -698,8 +698,8 @@ static int choose_sandbox(cli *k)
     if (!works && want == SANDBOX_ON) {
         fprintf(stderr, "maat-referee: --sandbox needs bubblewrap "
                         "(apt-get install bubblewrap) and user namespaces;"
-                        " 'bwrap --ro-bind / / --unshare-pid --unshare-net "
-                        "true' failed here\n");
+                        " 'bwrap --unshare-user --cap-drop ALL --ro-bind / / "
+                        "--unshare-pid --unshare-net true' failed here\n");
         return 2;
     }
     if (!works && !k->c.quiet)

@@ -35,14 +35,24 @@ int maat_sandbox_filter_open(maat_error *err)
      * System V segment belongs to no process, so the out-of-memory killer
      * could not take its memory back by killing the bot, and the kernel's
      * default caps (in the bot's own IPC namespace) are the machine's
-     * memory; POSIX shared memory (/dev/shm, capped) is the way. */
+     * memory; POSIX shared memory (/dev/shm, capped) is the way.  add_key,
+     * keyctl, request_key: the kernel's keyrings outlive a process (a
+     * user's keyring is the same for all its processes of a user
+     * namespace), so a bot could leave there what one game showed it for
+     * its next process playing the same deal; no bot needs them. */
     if (ctx &&
         (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setsid),
                                0)) == 0 &&
         (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setpgid),
                                0)) == 0 &&
         (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(shmget),
-                               0)) == 0) {
+                               0)) == 0 &&
+        (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(add_key),
+                               0)) == 0 &&
+        (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(keyctl),
+                               0)) == 0 &&
+        (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+                               SCMP_SYS(request_key), 0)) == 0) {
         fd = memfd_create("maat-seccomp", MFD_CLOEXEC);
         rc = fd < 0 ? -errno : seccomp_export_bpf(ctx, fd);
         if (rc == 0 && lseek(fd, 0, SEEK_SET) != 0)
@@ -61,7 +71,8 @@ int maat_sandbox_filter_open(maat_error *err)
 
 int maat_sandbox_works(void)
 {
-    static char *const argv[] = {"bwrap", "--ro-bind", "/", "/",
+    static char *const argv[] = {"bwrap", "--unshare-user", "--cap-drop",
+                                 "ALL", "--ro-bind", "/", "/",
                                  "--unshare-pid", "--unshare-net",
                                  "--seccomp", "3", "true", NULL};
     maat_error err;
@@ -646,6 +657,14 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
      * or signalled; its own host name; gone with the referee. */
     add(out, len, "--unshare-net --unshare-ipc --unshare-pid --unshare-uts "
                   "--die-with-parent --setenv TMPDIR /tmp");
+    /* A user namespace of its own and no capability in it.  Without them a
+     * root referee's bot ran as root with nearly every capability: it could
+     * take bubblewrap's /proc off and see the host's (every token, the
+     * referee's seed file through /proc/PID/root), and write another
+     * bot's memory.  In a user namespace the mounts it inherits are
+     * locked, and its keyrings are its own.  (An ordinary user's bubblewrap
+     * makes one anyway.) */
+    add(out, len, "--unshare-user --cap-drop ALL");
     /* The start gate (proc.h): bubblewrap takes its byte once the sandbox
      * is made, so a bot that never said hello is told apart from a sandbox
      * that could not be made -- the machine's failure, not the bot's. */

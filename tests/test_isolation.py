@@ -22,7 +22,10 @@ stderr -- the bot log -- then plays as maat-random) sits in one seat:
     command names below the working directory (another entrant's program
     and weights);
   - a descendant that leaves its session dies with the referee, even when
-    the referee is killed with SIGKILL.
+    the referee is killed with SIGKILL;
+  - it has no capability, even under a root referee, cannot take its
+    /proc off to see the host's, and cannot use the kernel's keyrings
+    (review of 2026-11-27: as root it could do all three).
 And with bubblewrap missing, the referee says plainly, once, that bots are
 not isolated.  No sleep synchronises: waits are for files, with deadlines.
 """
@@ -92,6 +95,18 @@ if [ -n "$MAAT_ESCAPE" ]; then
   setsid sh -c "echo \$\$ > /dev/null; exec sleep 1000" &
   echo ESCAPED
 fi
+# capabilities (a root referee's bot had nearly all of them), the kernel's
+# keyrings (a channel to its next process, same deal), and bubblewrap's
+# /proc taken off to see the host's (last: it changes what /proc shows)
+echo CAPS $(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)
+/usr/bin/python3 -c '
+import ctypes
+libc = ctypes.CDLL(None, use_errno=True)
+libc.syscall.restype = ctypes.c_long
+if libc.syscall(248, b"user", b"maat-probe", b"x", 1, ctypes.c_long(-4)) >= 0:
+    print("KEYRING-ADDED")
+' 2>/dev/null
+umount -l /proc 2>/dev/null && echo PROC-UNMOUNTED $(ls -d /proc/[0-9]* | wc -l)
 exec "$MAAT_RANDOM_BOT"
 '''
 
@@ -211,6 +226,14 @@ def isolated_match(tmp):
               'memory cgroup of its own (maat-PID-N)')
     check('CGROUP-LEFT' not in v, 'the bot cannot move itself into another '
           'cgroup (/sys is read-only)', repr(v.get('CGROUP-LEFT')))
+    # (review of 2026-11-27: as root, CapEff 000001fffeffffff, /proc taken
+    # off, the host's processes and a keyring shared between games)
+    check(v.get('CAPS') == ['0000000000000000'], 'the bot has no capability '
+          '(%s), also under a root referee' % v.get('CAPS'))
+    check('PROC-UNMOUNTED' not in v, 'it cannot take its /proc off to see '
+          "the host's", repr(v.get('PROC-UNMOUNTED')))
+    check('KEYRING-ADDED' not in v, 'it cannot leave a key in a kernel '
+          'keyring for its next process')
     try:
         with open(os.path.join(res, 'rec.json')) as f:
             rec = json.load(f)
