@@ -150,10 +150,8 @@ static int start_bots_with(match *m, int game, char **host_sockets,
         /* A simple command is exec'd by the shell, so the process we watch
          * (and time) is the bot itself, not a waiting /bin/sh. */
         char cmd[9000];
-        int simple = strlen(b->spec->command) < 4000 &&
-                     !strpbrk(b->spec->command, ";&|\n()`") &&
-                     strncmp(b->spec->command, "exec ", 5) != 0;
-        snprintf(cmd, sizeof cmd, "%s%s", simple ? "exec " : "",
+        snprintf(cmd, sizeof cmd, "%s%s",
+                 maat_proc_shell_can_exec(b->spec->command) ? "exec " : "",
                  b->spec->command);
         if (c->sandbox) {
             if (maat_proc_check_program(b->spec->command, err)) {

@@ -350,6 +350,29 @@ static _Noreturn void child_run(const child_plan *cp)
  * exec and one shell start-up less per bot (ladders start bots for every
  * match), and with the sandbox's quoted paths (sandbox.c) two.  A leading
  * "exec" is dropped. */
+int maat_proc_shell_can_exec(const char *cmd)
+{
+    static const char *const reserved[] = {"if", "then", "else", "elif",
+        "fi", "do", "done", "case", "esac", "while", "until", "for", "in",
+        "exec", NULL};
+    if (strlen(cmd) >= 4000 || strpbrk(cmd, ";&|\n()`"))
+        return 0;
+    cmd += strspn(cmd, " \t");
+    size_t n = strcspn(cmd, " \t");
+    if (n == 0 || *cmd == '{' || *cmd == '}' || *cmd == '!')
+        return 0;
+    for (const char *const *r = reserved; *r; r++)
+        if (strlen(*r) == n && strncmp(cmd, *r, n) == 0)
+            return 0;
+    /* NAME=... first: an assignment */
+    size_t name = strspn(cmd, "abcdefghijklmnopqrstuvwxyz"
+                              "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_");
+    if (name > 0 && name < n && cmd[name] == '=' &&
+        !(cmd[0] >= '0' && cmd[0] <= '9'))
+        return 0;
+    return 1;
+}
+
 char **maat_proc_words(const char *cmd)
 {
     static const char plain[] = "abcdefghijklmnopqrstuvwxyz"

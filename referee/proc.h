@@ -74,6 +74,14 @@ uint64_t maat_proc_user_tasks(uid_t uid);
  * command needs /bin/sh. */
 char **maat_proc_words(const char *cmd);
 
+/* May /bin/sh run `cmd` as "exec CMD", so that the process watched and
+ * timed is the bot, not a shell waiting for it?  Only a simple command:
+ * no list or pipeline (; & | newline), no subshell or substitution
+ * ( ) `, not already "exec", no reserved word or { ! first, and no
+ * variable assignment first (FOO=1 bot: exec would take FOO=1 for the
+ * program).  Anything else runs as it is, the shell waiting. */
+int maat_proc_shell_can_exec(const char *cmd);
+
 /* Start `cmd` in a new process group: a plain command (maat_proc_words)
  * is exec'd directly, anything else via /bin/sh -c.  `env` is a
  * NULL-terminated list of "NAME=value" added to the inherited environment

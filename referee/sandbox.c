@@ -694,10 +694,12 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
     if (argv && argv[0][0] != '-') {
         for (char **w = argv; *w; w++)
             add_quoted(out, len, *w);
-    } else {
+    } else { /* as without the sandbox: exec only a simple command
+              * ("cd DIR && exec ./bot" as "exec cd ..." found no cd) */
         add(out, len, "/bin/sh -c");
         char inner[4200];
-        snprintf(inner, sizeof inner, "exec %s", cmd);
+        snprintf(inner, sizeof inner, "%s%s",
+                 maat_proc_shell_can_exec(cmd) ? "exec " : "", cmd);
         add_quoted(out, len, inner);
     }
     free(argv);

@@ -780,6 +780,28 @@ static void test_sandbox_words(void)
     CHECK(strstr(out, " /bin/sh -c 'exec /opt/b/bot $LEVEL'") &&
               out[strlen(out) - 1] == '\'',
           "a shell command in the sandbox: %s", out);
+    /* not a simple command: run as it is, no exec before it */
+    CHECK(maat_sandbox_command(&sb, "cd /opt/b && exec ./bot", out,
+                               sizeof out, &unhidden) == 0 &&
+              strstr(out, " /bin/sh -c 'cd /opt/b && exec ./bot'"),
+          "a list in the sandbox: %s", out);
+}
+
+/* Which commands the shell may exec (so that the process timed is the
+ * bot): simple ones only; as it is otherwise. */
+static void test_shell_can_exec(void)
+{
+    static const char *const yes[] = {"./bot", "/opt/bot --n 2 2>err",
+        "bot $LEVEL", "  python3 bot.py", "1A=2 bot"};
+    static const char *const no[] = {"cd d && exec ./bot", "FOO=1 ./bot",
+        " _x=1 ./bot", "x=1", "a; b", "a | b", "(./bot)", "`x`", "exec ./bot",
+        "if true; then ./bot; fi", "{ ./bot; }", "! ./bot", "while x",
+        "for x", "", "   "};
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        CHECK(maat_proc_shell_can_exec(yes[i]), "exec '%s'", yes[i]);
+    for (size_t i = 0; i < sizeof no / sizeof no[0]; i++)
+        CHECK(!maat_proc_shell_can_exec(no[i]), "no exec before '%s'",
+              no[i]);
 }
 
 /* A listening Unix socket at DIR/seat-0, DIR made from template `dir`
@@ -933,6 +955,7 @@ int main(void)
 
     test_stdout_and_stderr();
     test_exit_status();
+    test_shell_can_exec();
     test_env();
     test_oom_score();
     test_log_cap();

@@ -534,6 +534,23 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
 # The league's files convention: DIR/files/NAME/ is entry NAME's, seen by
 # its bot alone (--private); every other entry's, playing or not, hidden
 # with DIR/files (--hide) -- whatever the commands name.
+# Shell commands in the sandbox, as without it: "exec" before a simple
+# command only.  A command that changes directory first (the CI gate's
+# "cd DIR && exec ./bot") or sets a variable (FOO=1 bot) was run as
+# "exec CMD", which found no program 'cd' or 'FOO=1': no_hello (review
+# of 2026-11-27).
+with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
+    for name, cmd in (("cd", f"cd '{d}' && exec {RANDOM}"),
+                      ("assign", f"MAAT_X=1 {RANDOM}"),
+                      ("redirect", f"{RANDOM} 2>/dev/null"),
+                      ("subshell", f"( exec {RANDOM} )")):
+        logs, rec = os.path.join(d, name + "-logs"), os.path.join(d, name + ".json")
+        p = boxed_match([f"shell={cmd}", f"plain={RANDOM}"], logs, rec)
+        faults = json.load(open(rec))["faults"] if os.path.exists(rec) else None
+        check(p.returncode == 0 and faults == [],
+              f"sandboxed shell command ({name}: {cmd[:40]}...) plays, no fault "
+              f"({faults!r} {p.stderr.strip()[-200:]!r})")
+
 with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
     league = os.path.join(d, "lg")
     os.makedirs(os.path.join(d, "ref"))
