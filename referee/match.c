@@ -359,7 +359,7 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
         r->legal_actions(m->g, legal, n_legal);
     }
     maat_error err = {0};
-    int64_t wall = 0;
+    int64_t wall = 0, not_charged = 0;
     uint64_t cpu = 0;
     if (b->dead && !b->out)
         match_fault(m, b, b->dead_kind, "%s", b->dead_detail);
@@ -400,6 +400,7 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
                t0;
         /* a bot killed while deciding has no CPU clock left to read (0):
          * no time rather than a negative one */
+        not_charged = credit + others;
         uint64_t cpu1 = timed_cpu ? maat_proc_cpu_ns(b->proc) : 0;
         cpu = cpu1 > cpu0 ? cpu1 - cpu0 : 0;
         b->first_done = 1;
@@ -425,7 +426,8 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
             b->bank_ms += m->c->clock.increment_ms;
             a = m->pending_action;
             if (r->apply(m->g, &a, ev, &err) == MAAT_OK) {
-                match_record_decision(m, d.seat, &a, 1, wall, cpu);
+                match_record_decision(m, d.seat, &a, 1, wall, cpu,
+                                      not_charged);
                 goto done;
             }
             match_fault(m, b, MAAT_FAULT_ILLEGAL, "%s", err.msg);
@@ -453,7 +455,7 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
             free(legal);
         return MAAT_ESTATE; /* cannot happen: a legal action was refused */
     }
-    match_record_decision(m, d.seat, &a, 0, wall, cpu);
+    match_record_decision(m, d.seat, &a, 0, wall, cpu, not_charged);
 done:
     if (legal != legal_small)
         free(legal);

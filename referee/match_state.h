@@ -109,6 +109,8 @@ typedef struct decision_rec {
     int64_t wall_ns;
     uint64_t cpu_ns;
     int64_t think_us; /* the bot's own report (think_us), -1: none */
+    int64_t credit_ns; /* of wall_ns, not the bot's: waiting for a CPU,
+                          reading other peers' messages (match.c) */
 } decision_rec;
 
 /* The largest think_us a bot may report (about 12 days): only recorded,
@@ -240,7 +242,8 @@ void match_fault(match *m, match_bot *b, int kind, const char *fmt, ...)
  * record (with --record-timing): was the bot late by its own clock? */
 void match_note_late_think(match *m, match_bot *b, int64_t think_us);
 int match_record_decision(match *m, int seat, const maat_action *a,
-                          int by_bot, int64_t wall_ns, uint64_t cpu_ns);
+                          int by_bot, int64_t wall_ns, uint64_t cpu_ns,
+                          int64_t credit_ns);
 int match_finish_game(match *m, int64_t started_ns, maat_error *err);
 void match_print_summary(const match *m);
 

@@ -77,7 +77,8 @@ void match_note_late_think(match *m, match_bot *b, int64_t think_us)
 
 /* Keep one applied decision. */
 int match_record_decision(match *m, int seat, const maat_action *a,
-                           int by_bot, int64_t wall_ns, uint64_t cpu_ns)
+                          int by_bot, int64_t wall_ns, uint64_t cpu_ns,
+                          int64_t credit_ns)
 {
     if (m->n_dec == m->cap_dec) {
         size_t cap = m->cap_dec ? m->cap_dec * 2 : 256;
@@ -88,7 +89,7 @@ int match_record_decision(match *m, int seat, const maat_action *a,
         m->cap_dec = cap;
     }
     decision_rec r = {seat, by_bot, *a, wall_ns, cpu_ns,
-                      by_bot ? m->pending_think_us : -1};
+                      by_bot ? m->pending_think_us : -1, credit_ns};
     m->dec[m->n_dec++] = r;
     return MAAT_OK;
 }
@@ -146,6 +147,10 @@ static maat_jw *decisions_text(match *m)
             if (d->think_us >= 0) {
                 maat_jw_lit(w, ",\"think_us\":");
                 maat_jw_int(w, d->think_us);
+            }
+            if (d->credit_ns >= 1000) { /* only when some was given */
+                maat_jw_lit(w, ",\"credit_us\":");
+                maat_jw_int(w, d->credit_ns / 1000);
             }
         }
         if (i + 1 < m->n_dec)

@@ -387,7 +387,8 @@ def flood_fair(tmp):
     os.makedirs(d)
     att_token = 'ef' * 16
     ref, ep = start_referee(d, ['--fixed-seats', '--no-sandbox', '--time', '200',
-                                '--first-time', '200', '--bank', '2000'],
+                                '--first-time', '200', '--bank', '2000',
+                                '--record-timing'],
                             bots=0, remote=[('me', TOKEN), ('att', att_token)])
     ctx = zmq.Context()
     socks = []
@@ -438,10 +439,23 @@ def flood_fair(tmp):
               'flood-fair: the match finishes', 'rc %r %s' % (rc, err[-800:]))
         faults = rec.get('faults') if rec else None
         check(faults == [], 'flood-fair: no fault for anyone', repr(faults))
+        # The record (--record-timing) says, for each decision, the time
+        # not charged to its bot (credit_us): the flood read while 'me'
+        # decided.  (No such field before the fix.)
+        seat = [x['seat'] for x in rec['seats'] if x['bot'] == 'me'] \
+            if rec else []
+        credits = [x.get('credit_us', 0) for x in rec['decisions']
+                   if x['seat'] in seat] if rec else []
+        check(sum(1 for c in credits if c > 0) >= 1,
+              'flood-fair: the record shows time not charged to the flooded '
+              'seat (credit_us: %s)' % [c for c in credits if c][:10])
         low = min(banks) if banks else -1
-        # (without the fix: ~1000 ms left or less; a decision costs me's
-        # bank only past 200 ms that are not other peers')
-        check(len(banks) > 10 and low >= 1900,
+        # Its bank: without the fix 1,114-1,659 of 2000 left (release
+        # builds), with it 2000 on an idle machine; what is left to charge
+        # is the transport's delay under the flood (libzmq's I/O thread
+        # moving 32 MB), which a loaded machine with sanitizers stretches
+        # (1683 seen in a CI run), so the check is for the gross loss only.
+        check(len(banks) > 10 and low >= 1500,
               'flood-fair: the flooded seat keeps its bank (2000 ms; lowest '
               'seen %d, over %d requests)' % (low, len(banks)), repr(banks))
         check('a message of 65000 bytes, unread' in err,
