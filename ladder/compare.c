@@ -560,7 +560,8 @@ int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
     stop = 0;
     int wave = c->jobs / runs > 0 ? c->jobs / runs : 1, reported = 0;
     int sandbox_checked = /* once, not in every referee */
-        maat_referee_sandbox_check(c->referee_args, c->n_referee_args);
+        maat_referee_sandbox_check("maat-ladder compare", c->referee_args,
+                                   c->n_referee_args);
     maat_referee_task_cap_check("maat-ladder compare", c->referee_args,
                                 c->n_referee_args);
     while (t->blocks < c->max_blocks && !stop) {

@@ -1530,8 +1530,8 @@ static int league_init(league *L, const char *dir, const maat_league_options *o,
     /* once, not in every referee; a bubblewrap that stops working later
      * makes the referees exit 5 (no result, a pause, the match again), not
      * play unsandboxed */
-    L->sandbox_checked = maat_referee_sandbox_check(L->c.referee_args,
-                                                    L->c.n_referee_args);
+    L->sandbox_checked = maat_referee_sandbox_check(
+        "maat-ladder league", L->c.referee_args, L->c.n_referee_args);
     maat_referee_task_cap_check("maat-ladder league", L->c.referee_args,
                                 L->c.n_referee_args);
     return rc;

@@ -147,7 +147,8 @@ void maat_argv_free(char **argv)
     free(argv);
 }
 
-int maat_referee_sandbox_check(char *const *extra, int n_extra)
+int maat_referee_sandbox_check(const char *who, char *const *extra,
+                               int n_extra)
 {
     const char *env = getenv("MAAT_SANDBOX");
     int off = env && !strcmp(env, "off");
@@ -158,7 +159,18 @@ int maat_referee_sandbox_check(char *const *extra, int n_extra)
                  !strcmp(extra[a], "--sandbox-checked"))
             off = 0;
     }
-    return !off && maat_sandbox_works();
+    if (off)
+        return 0;
+    if (maat_sandbox_works())
+        return 1;
+    /* each referee, run --quiet, would say it to no one */
+    fprintf(stderr, "%s: warning: bots are NOT isolated: bubblewrap does not "
+            "work here ('bwrap --unshare-user --cap-drop ALL --ro-bind / / "
+            "--unshare-pid --unshare-net true' failed), so a bot can read the "
+            "others' tokens and signal their processes (docs/REFEREE.md, "
+            "\"Isolation\"; install bubblewrap, or referee_args "
+            "[\"--no-sandbox\"] to say you mean it)\n", who);
+    return 0;
 }
 
 void maat_referee_task_cap_check(const char *who, char *const *extra,

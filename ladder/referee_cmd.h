@@ -63,8 +63,11 @@ void maat_argv_free(char **argv);
  * 1 when they will sandbox their bots (no --no-sandbox last among the
  * sandbox options of `extra`, MAAT_SANDBOX not off) and bubblewrap works
  * here, so they need not each check (--sandbox-checked, a few
- * milliseconds per referee); else 0, and each referee decides alone. */
-int maat_referee_sandbox_check(char *const *extra, int n_extra);
+ * milliseconds per referee); else 0, and each referee decides alone --
+ * when bubblewrap does not work, after a warning on stderr, `who` first:
+ * the referees run --quiet, so theirs would reach no one. */
+int maat_referee_sandbox_check(const char *who, char *const *extra,
+                               int n_extra);
 
 /* Run as root, each referee caps its bots' tasks at --limit-nproc with a
  * pids cgroup (RLIMIT_NPROC does not bind root), and warns when it cannot

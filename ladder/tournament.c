@@ -927,7 +927,8 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
         every = n_pending / 20 > 1 ? n_pending / 20 : 1;
     /* one bubblewrap check for the run, not one per referee */
     int sandbox_checked = n_pending > 0 &&
-        maat_referee_sandbox_check(t->referee_args, t->n_referee_args);
+        maat_referee_sandbox_check("maat-ladder run", t->referee_args,
+                                   t->n_referee_args);
     if (n_pending > 0)
         maat_referee_task_cap_check("maat-ladder run", t->referee_args,
                                     t->n_referee_args);

@@ -773,6 +773,24 @@ def unavailable(tmp):
                        text=True, timeout=120)
     check(p.returncode == 2 and 'bubblewrap' in p.stderr,
           '--sandbox without bubblewrap is an error naming it', p.stderr)
+    # the ladder's referees run --quiet: the ladder says it, once (its
+    # matches of unsandboxed bots went by without a word: CI review of
+    # 2026-11-27)
+    ladder = os.path.join(BUILD, 'ladder', 'maat-ladder')
+    d = os.path.join(tmp, 'unavailable')
+    os.makedirs(d)
+    conf = os.path.join(d, 't.json')
+    with open(conf, 'w') as f:
+        json.dump({'name': 'u', 'game': 'pyramids', 'seats': 2,
+                   'matches': 2, 'ladder': os.path.join(d, 'l.jsonl'),
+                   'bots': [{'name': 'a', 'command': RANDOM},
+                            {'name': 'b', 'command': RANDOM}]}, f)
+    p = subprocess.run([ladder, 'run', conf, '--quiet'], env=env,
+                       capture_output=True, text=True, timeout=300)
+    check(p.returncode == 0 and p.stderr.count('NOT isolated') == 1 and
+          'maat-ladder run: warning' in p.stderr,
+          'without bubblewrap maat-ladder run says once that bots are not '
+          'isolated', p.stderr[-600:])
 
 
 def main():
