@@ -274,7 +274,7 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
     m->pending_action_ok = 0;
     int64_t others = 0; /* m->others_ns moved into the schedule so far */
     while (!m->pending_action_ok && !b->out && !m->interrupted) {
-        /* time spent on other peers' messages was not this bot's: the
+        /* time spent on other seats' messages was not this bot's: the
          * schedule moves by it (at most the cap, as the credit) */
         int64_t o = m->others_ns < cap ? m->others_ns : cap;
         if (o > others) {
@@ -434,17 +434,18 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
         } else if (m->pending_action_ok == 0 && !b->out) {
             b->last_timed_out = b->outstanding;
             b->outstanding = -1;
-            char cpu[64] = "", peers[64] = "";
+            char cpu_note[64] = "", seats_note[64] = "";
             if (credit >= 1000000)
-                snprintf(cpu, sizeof cpu, ", +%lld ms waiting for a CPU",
-                         (long long)(credit / 1000000));
+                snprintf(cpu_note, sizeof cpu_note, ", +%lld ms waiting for "
+                         "a CPU", (long long)(credit / 1000000));
             if (others >= 1000000)
-                snprintf(peers, sizeof peers, ", +%lld ms reading other "
-                         "peers' messages", (long long)(others / 1000000));
+                snprintf(seats_note, sizeof seats_note, ", +%lld ms reading "
+                         "other seats' messages",
+                         (long long)(others / 1000000));
             match_fault(m, b, MAAT_FAULT_TIMEOUT,
                         "no answer within %lld ms (+%lld ms grace%s%s)",
                         (long long)allowed, (long long)m->c->clock.grace_ms,
-                        cpu, peers);
+                        cpu_note, seats_note);
             b->bank_ms = 0;
         }
     }

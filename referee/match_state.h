@@ -110,7 +110,7 @@ typedef struct decision_rec {
     uint64_t cpu_ns;
     int64_t think_us; /* the bot's own report (think_us), -1: none */
     int64_t credit_ns; /* of wall_ns, not the bot's: waiting for a CPU,
-                          reading other peers' messages (match.c) */
+                          reading other seats' messages (match.c) */
 } decision_rec;
 
 /* The largest think_us a bot may report (about 12 days): only recorded,
@@ -152,8 +152,8 @@ typedef struct match {
     msgpack_zone zone;
     int pending_action_ok;  /* set by the message handler */
     int64_t answered_ns;    /* when it was set to 1 (the answer accepted) */
-    /* While a seat decides: that bot, and the time spent on every other
-     * peer's messages since its request left (match_on_inbound), which is
+    /* While a seat decides: that bot, and the time spent on the other
+     * seats' messages since its request left (match_on_inbound), which is
      * not its time (match.c, wait_for_answer). */
     const match_bot *deciding;
     int64_t others_ns;

@@ -471,14 +471,17 @@ static void dispatch(match *m, match_bot *b, maat_inbound *in)
         on_stranger(m, in);
 }
 
-/* While a seat decides, what the referee spends on anyone else's messages
- * (a stranger's, another seat's hello again or late reply) is timed and
- * kept out of that seat's clock: one bot's flood costs its victim
- * nothing (match.c, wait_for_answer). */
+/* While a seat decides, what the referee spends on another seat's
+ * messages (its hello again, a late reply, anything) is timed and kept
+ * out of the deciding seat's clock: one bot's flood costs its victim
+ * nothing (match.c, wait_for_answer).  Not a stranger's: the deciding bot
+ * itself can open more connections, and would stretch its own clock by
+ * flooding from them; a stranger is bounded instead (8 messages read per
+ * connection, none over STRANGER_MAX_BYTES). */
 void match_on_inbound(match *m, maat_inbound *in)
 {
     match_bot *b = bot_by_rid(m, in);
-    if (!m->deciding || b == m->deciding || m->pending_action_ok) {
+    if (!m->deciding || !b || b == m->deciding || m->pending_action_ok) {
         dispatch(m, b, in);
         return;
     }

@@ -14,9 +14,10 @@ here with python3-zmq or raw sockets:
     taken for an authenticated key (it was logged as "key of ...");
   - 1,200 raw connections at a soft open-files limit of 1,024 do not abort
     the referee;
-  - a seated bot flooding 64 KiB hellos of its own while another seat
+  - a seat flooding from connections of its own without a seat earns no
+    time; a seated bot flooding 64 KiB hellos of its own while another seat
     decides does not drain that seat's bank (the time the
-    referee spends on other peers' messages is not its time); a stranger's
+    referee spends on other seats' messages is not its time); a stranger's
     message over 4 KiB is not decoded (review of 2026-11-27);
   - a seat's late replies and messages before the game are logged 3 times
     each, then counted; an action whose type is a bin is a fault that
@@ -470,6 +471,68 @@ def flood_fair(tmp):
         ctx.term()
 
 
+def self_flood(tmp):
+    """The other side of flood-fair: a seat's own connections without a
+    seat (a bot can open more) flooding while it decides earn it no time.
+    Crediting them (the first version of the fix) let a bot stretch its own
+    clock by flooding the referee from a second connection."""
+    d = os.path.join(tmp, 'self-flood')
+    os.makedirs(d)
+    ref, ep = start_referee(d, ['--fixed-seats', '--no-sandbox',
+                                '--record-timing'],
+                            bots=1, remote=[('me', TOKEN)])
+    ctx = zmq.Context()
+    socks = []
+
+    def dealer():
+        s = ctx.socket(zmq.DEALER)
+        s.setsockopt(zmq.LINGER, 0)
+        s.setsockopt(zmq.SNDHWM, 0)
+        s.connect(ep)
+        socks.append(s)
+        return s
+    try:
+        me = dealer()
+        me.send(hello(TOKEN))
+        mine = [dealer() for i in range(100)]   # my own, with no seat
+        junk = fixints(4000)
+        n, deadline = 0, time.monotonic() + GUARD_S
+        while time.monotonic() < deadline:
+            msg = wait_for(me, 20)
+            if msg is None:
+                break
+            m = msgpack.unpackb(msg[-1], raw=False, strict_map_key=False)
+            if m.get('type') in ('bye', 'reject'):
+                break
+            if m.get('type') != 'request':
+                continue
+            if n < 10:                          # flood, then answer
+                for s in mine:
+                    for k in range(3):
+                        s.send(junk, copy=False)
+            n += 1
+            me.send(msgpack.packb({'type': 'action', 'seq': m['seq'],
+                                   'action': m['legal'][0]}))
+        rc, err = finish(ref)
+        rec, lad = outcome(d)
+        seat = [x['seat'] for x in rec['seats'] if x['bot'] == 'me'] \
+            if rec else []
+        credits = [x.get('credit_us', 0) for x in rec['decisions']
+                   if x['seat'] in seat] if rec else []
+        check(rc == 0 and rec is not None and len(credits) > 10 and
+              not any(credits),
+              'self-flood: a seat earns no time by flooding from connections '
+              'of its own (credit_us: %s)' % [c for c in credits if c][:10],
+              err[-500:])
+    finally:
+        for s in socks:
+            s.close()
+        if ref.poll() is None:
+            ref.kill()
+            ref.wait()
+        ctx.term()
+
+
 def notes_flood(tmp):
     """A seat's messages that are no fault -- before the game starts, or a
     late reply to a request that timed out -- were logged one line each
@@ -914,6 +977,7 @@ def main():
         bad_key(tmp)
         flood(tmp)
         flood_fair(tmp)
+        self_flood(tmp)
         notes_flood(tmp)
         forged_user(tmp)
         descriptors(tmp)
