@@ -374,6 +374,17 @@ def fixints(size):
     return b'\xdd' + n.to_bytes(4, 'big') + b'\x01' * n
 
 
+def flood_dealer(ctx, ep, socks):
+    """A DEALER connected to ep that queues without limit (a flooder's),
+    appended to socks for closing."""
+    s = ctx.socket(zmq.DEALER)
+    s.setsockopt(zmq.LINGER, 0)
+    s.setsockopt(zmq.SNDHWM, 0)
+    s.connect(ep)
+    socks.append(s)
+    return s
+
+
 def flood_fair(tmp):
     """Another seat floods the referee while a seat decides (helper review,
     2026-11-27: a seat answering at once saw its bank drained, 3000 -> 0 ms
@@ -395,12 +406,7 @@ def flood_fair(tmp):
     socks = []
 
     def dealer():
-        s = ctx.socket(zmq.DEALER)
-        s.setsockopt(zmq.LINGER, 0)
-        s.setsockopt(zmq.SNDHWM, 0)
-        s.connect(ep)
-        socks.append(s)
-        return s
+        return flood_dealer(ctx, ep, socks)
     try:
         check(wait_file(ep[len('ipc://'):], GUARD_S, ref),
               'flood-fair: the referee listens')
@@ -485,12 +491,7 @@ def self_flood(tmp):
     socks = []
 
     def dealer():
-        s = ctx.socket(zmq.DEALER)
-        s.setsockopt(zmq.LINGER, 0)
-        s.setsockopt(zmq.SNDHWM, 0)
-        s.connect(ep)
-        socks.append(s)
-        return s
+        return flood_dealer(ctx, ep, socks)
     try:
         me = dealer()
         me.send(hello(TOKEN))
