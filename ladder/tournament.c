@@ -47,20 +47,6 @@ static const struct {
     {"keep", JSON_STRING},      {"remote", JSON_OBJECT},
 };
 
-static const char *type_name(json_type t)
-{
-    switch (t) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "a whole number";
-    case JSON_REAL: return "a fractional number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "true or false";
-    default: return "null";
-    }
-}
-
 /* Every field known and of its type: "FILE: field 'seats' must be a whole
  * number, not a string". */
 static int check_fields(json_t *j, const char *path, maat_error *err)
@@ -68,7 +54,7 @@ static int check_fields(json_t *j, const char *path, maat_error *err)
     if (!json_is_object(j))
         return maat_error_set(err, MAAT_EINVAL, "%s: the config must be a "
                               "JSON object ({...}), not %s", path,
-                              type_name(json_typeof(j)));
+                              maat_json_type_name(json_typeof(j)));
     const char *key;
     json_t *v;
     json_object_foreach(j, key, v) {
@@ -87,8 +73,9 @@ static int check_fields(json_t *j, const char *path, maat_error *err)
             got = JSON_TRUE;
         if (got != want)
             return maat_error_set(err, MAAT_EINVAL, "%s: field '%s' must be "
-                                  "%s, not %s", path, key, type_name(want),
-                                  type_name(got));
+                                  "%s, not %s", path, key,
+                                  maat_json_type_name(want),
+                                  maat_json_type_name(got));
     }
     return MAAT_OK;
 }

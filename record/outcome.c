@@ -76,3 +76,18 @@ void maat_text_sanitize(char *s)
         p += n;
     }
 }
+
+const char *maat_json_type_name(int type)
+{
+    switch (type) {
+    case -1: return "missing";
+    case JSON_OBJECT: return "an object";
+    case JSON_ARRAY: return "an array";
+    case JSON_STRING: return "a string";
+    case JSON_INTEGER: return "a whole number";
+    case JSON_REAL: return "a fractional number";
+    case JSON_TRUE:
+    case JSON_FALSE: return "true or false";
+    default: return "null";
+    }
+}

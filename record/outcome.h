@@ -8,6 +8,8 @@
 
 #include <stddef.h>
 
+#include <jansson.h>
+
 /* The kinds of fault a seat can commit (docs/REFEREE.md, "Faults"), in the
  * order of their names in records and ladder lines. */
 enum {
@@ -40,5 +42,9 @@ int maat_match_id_valid(const char *id);
  * and C1's two bytes), becomes '?'.  Text a bot sent (a map key in a bad action, say) reaches fault
  * details this way, and a record must never fail to be written for it. */
 void maat_text_sanitize(char *s);
+
+/* What a JSON type is, for an error that names a field: "an object",
+ * "a whole number", "null"...; type -1: "missing" (no value). */
+const char *maat_json_type_name(int type);
 
 #endif

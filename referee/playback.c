@@ -7,20 +7,10 @@
 #include "outcome.h"
 #include "record.h"
 
-/* "a whole number", "null", "missing"... what a field is instead. */
-static const char *type_name(const json_t *v)
+/* What a record's field is instead of what it should be ("missing"...). */
+static const char *kind(const json_t *v)
 {
-    switch (v ? (int)json_typeof(v) : -1) {
-    case -1: return "missing";
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return "a whole number";
-    case JSON_REAL: return "a fractional number";
-    case JSON_TRUE:
-    case JSON_FALSE: return "true or false";
-    default: return "null";
-    }
+    return maat_json_type_name(v ? (int)json_typeof(v) : -1);
 }
 
 int maat_playback_open(maat_playback *p, const char *path, const char *deck,
@@ -59,7 +49,7 @@ int maat_playback_open(maat_playback *p, const char *path, const char *deck,
                  "game, seed, seats, decisions)");
     else if (!game)
         snprintf(what, sizeof what, "field 'game' is %s, not a string (a "
-                 "game name)", type_name(json_object_get(p->rec, "game")));
+                 "game name)", kind(json_object_get(p->rec, "game")));
     else if (!p->rules) {
         snprintf(what, sizeof what, "field 'game': no game named '%.40s%s'",
                  game, strlen(game) > 40 ? "..." : "");
@@ -67,7 +57,7 @@ int maat_playback_open(maat_playback *p, const char *path, const char *deck,
     } else if (bad_seed && !(json_is_string(seed) || json_is_integer(seed)))
         snprintf(what, sizeof what, "field 'seed' is %s, not a string: a "
                  "number 0..18446744073709551615 or 64 hex digits",
-                 type_name(seed));
+                 kind(seed));
     else if (bad_seed) {
         const char *t = json_is_string(seed) ? json_string_value(seed) : text;
         snprintf(what, sizeof what, "field 'seed': '%.40s%s' is not a number "
@@ -76,10 +66,10 @@ int maat_playback_open(maat_playback *p, const char *path, const char *deck,
         maat_text_sanitize(what);
     } else if (!json_is_array(seats))
         snprintf(what, sizeof what, "field 'seats' is %s, not an array (one "
-                 "object per seat)", type_name(seats));
+                 "object per seat)", kind(seats));
     else if (!json_is_array(p->decisions))
         snprintf(what, sizeof what, "field 'decisions' is %s, not an array",
-                 type_name(p->decisions));
+                 kind(p->decisions));
     if (*what) {
         maat_playback_close(p);
         return maat_error_set(err, MAAT_EFORMAT, "%s: %s", path, what);
