@@ -174,6 +174,7 @@ typedef struct match {
     stranger strangers[MAX_STRANGERS];
     int n_strangers;
     uint64_t strangers_unlisted; /* messages from peers beyond the table */
+    uint64_t strangers_unread;   /* of those, dropped while a seat decided */
 } match;
 
 static inline int64_t maat_now_ns(void)

@@ -421,6 +421,16 @@ static void on_stranger(match *m, maat_inbound *in)
     uint64_t count = st ? ++st->messages : ++m->strangers_unlisted;
     if (st && count > STRANGER_READ)
         return; /* counted; reported once at the end of the match */
+    /* While a seat decides no hello can earn a seat (every seat is taken
+     * or closed), and what the referee spends on a connection with no
+     * seat is charged to the deciding bot, whoever opened it.  The table
+     * bounds each listed connection; beyond it, a bot could open a
+     * hundred more and flood from them, so their messages are dropped
+     * unread until the decision is over. */
+    if (!st && m->deciding) {
+        m->strangers_unread++;
+        return;
+    }
     char why[300] = "", peer[128];
     const char *reason = NULL;
     int hello = 0; /* the message was a hello (refused: reason and why) */
@@ -503,8 +513,10 @@ void match_report_strangers(const match *m)
     }
     if (m->strangers_unlisted)
         match_say(m, "%llu more messages came from more than %d connections "
-                  "with no seat, none logged",
-                  (unsigned long long)m->strangers_unlisted, MAX_STRANGERS);
+                  "with no seat, none logged; %llu of them, sent while a "
+                  "seat decided, were dropped unread",
+                  (unsigned long long)m->strangers_unlisted, MAX_STRANGERS,
+                  (unsigned long long)m->strangers_unread);
 }
 
 void match_send_start(match *m, match_bot *b)

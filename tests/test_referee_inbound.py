@@ -18,7 +18,9 @@ here with python3-zmq or raw sockets:
     time; a seated bot flooding 64 KiB hellos of its own while another seat
     decides does not drain that seat's bank (the time the
     referee spends on other seats' messages is not its time); a stranger's
-    message over 4 KiB is not decoded (review of 2026-11-27);
+    message over 4 KiB is not decoded (review of 2026-11-27); while a seat
+    decides, connections beyond the 64-entry stranger table are dropped
+    unread (2026-11-28);
   - a seat's late replies and messages before the game are logged 3 times
     each, then counted; an action whose type is a bin is a fault that
     names the field; a 2-frame stranger message is logged as one;
@@ -534,6 +536,68 @@ def self_flood(tmp):
         ctx.term()
 
 
+def unlisted(tmp):
+    """Connections beyond the 64-entry stranger table were read whatever
+    happened, and what the referee spent on them was charged to the seat
+    deciding (a review of 2026-11-27: a bot can open a hundred more
+    connections; /work repro: 150 flooding ones charged the other seat
+    655 ms over 39 decisions against 17 without).  Now, while a seat
+    decides, their messages are dropped unread: 64 connections fill the
+    table (each hello refused and answered), then 20 more say hello while
+    the seat 'me' decides; 'me' never answers (it times out), so all 20
+    are read during its decision.  None is answered, and the end of the
+    match counts them as dropped."""
+    d = os.path.join(tmp, 'unlisted')
+    os.makedirs(d)
+    ref, ep = start_referee(d, ['--fixed-seats', '--no-sandbox', '--time',
+                                '1500', '--first-time', '1500', '--bank', '0'],
+                            bots=1, remote=[('me', TOKEN)])
+    ctx = zmq.Context()
+    socks = []
+
+    def dealer():
+        return flood_dealer(ctx, ep, socks)
+    try:
+        table = [dealer() for i in range(64)]
+        for i, s in enumerate(table):
+            s.send(hello('%032x' % i))
+        answered = sum(1 for s in table if wait_for(s) is not None)
+        check(answered == 64, 'unlisted: 64 connections fill the table, '
+              'each refused (%d answered)' % answered)
+        me = dealer()
+        me.send(hello(TOKEN))
+        more = []
+        deadline = time.monotonic() + GUARD_S
+        while time.monotonic() < deadline:
+            msg = wait_for(me, 20)
+            if msg is None:
+                break
+            m = msgpack.unpackb(msg[-1], raw=False, strict_map_key=False)
+            if m.get('type') == 'request' and not more:
+                more = [dealer() for i in range(20)]  # and no answer
+                for i, s in enumerate(more):
+                    s.send(hello('%032x' % (100 + i)))
+            if m.get('type') in ('bye', 'reject'):
+                break
+        rc, err = finish(ref)
+        rec, lad = outcome(d)
+        check(rc == 0 and rec is not None and len(more) == 20,
+              'unlisted: the match finishes', 'rc %r %s' % (rc, err[-800:]))
+        rejects = sum(1 for s in more if s.poll(0))
+        check(rejects == 0, 'unlisted: no hello from beyond the table is '
+              'answered while a seat decides (%d of 20)' % rejects)
+        check('20 of them, sent while a seat decided, were dropped unread'
+              in err, 'unlisted: the match counts them as dropped unread',
+              err[-1500:])
+    finally:
+        for s in socks:
+            s.close()
+        if ref.poll() is None:
+            ref.kill()
+            ref.wait()
+        ctx.term()
+
+
 def notes_flood(tmp):
     """A seat's messages that are no fault -- before the game starts, or a
     late reply to a request that timed out -- were logged one line each
@@ -979,6 +1043,7 @@ def main():
         flood(tmp)
         flood_fair(tmp)
         self_flood(tmp)
+        unlisted(tmp)
         notes_flood(tmp)
         forged_user(tmp)
         descriptors(tmp)
