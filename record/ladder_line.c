@@ -214,6 +214,9 @@ int maat_file_creatable(const char *path, const char *what, maat_error *err)
 int maat_ladder_check_writable(const char *path, int create,
                                maat_error *err)
 {
+    maat_error local; /* err is optional; its code is read below */
+    if (!err)
+        err = &local;
     if (!create && access(path, F_OK) != 0) /* created by the first line */
         return maat_file_creatable(path, "ladder file", err);
     int fd = open_ladder(path, err);
@@ -226,6 +229,9 @@ int maat_ladder_check_writable(const char *path, int create,
 int maat_jsonl_append(const char *path, const char *line, size_t len,
                       maat_error *err)
 {
+    maat_error local; /* err is optional; its code is read below */
+    if (!err)
+        err = &local;
     char *buf = malloc(len + 2);
     if (!buf)
         return maat_error_set(err, MAAT_ENOMEM, "out of memory");
@@ -307,9 +313,12 @@ int maat_ladder_parse(json_t *j, maat_ladder_game *g, const char **why)
     if (str_field(j, "id", g->id, sizeof g->id) ||
         str_field(j, "game", g->game, sizeof g->game))
         return -1;
-    g->seats = (int)json_integer_value(json_object_get(j, "seats"));
+    json_int_t seats = json_integer_value(json_object_get(j, "seats"));
     *why = "field 'seats' must be 1..8 and match bots, ranks and scores";
-    if (g->seats < 1 || g->seats > MAAT_MAX_SEATS ||
+    if (seats < 1 || seats > MAAT_MAX_SEATS)
+        return -1;
+    g->seats = (int)seats;
+    if (
         json_array_size(bots) != (size_t)g->seats ||
         json_array_size(ranks) != (size_t)g->seats ||
         json_array_size(scores) != (size_t)g->seats)
@@ -317,13 +326,17 @@ int maat_ladder_parse(json_t *j, maat_ladder_game *g, const char **why)
     for (int s = 0; s < g->seats; s++) {
         const char *b = json_string_value(json_array_get(bots, s));
         json_t *r = json_array_get(ranks, s);
-        *why = "bots must be strings of at most 63 bytes, ranks 1..seats";
+        json_int_t score = json_integer_value(json_array_get(scores, s));
+        *why = "bots must be strings of at most 63 bytes, ranks 1..seats, "
+               "scores integers within +-1,000,000,000";
         if (!b || strlen(b) >= sizeof g->bot[s] || !json_is_integer(r) ||
-            json_integer_value(r) < 1 || json_integer_value(r) > g->seats)
+            json_integer_value(r) < 1 || json_integer_value(r) > g->seats ||
+            !json_is_integer(json_array_get(scores, s)) ||
+            score < -1000000000 || score > 1000000000)
             return -1;
         strcpy(g->bot[s], b);
         g->rank[s] = (int)json_integer_value(r);
-        g->score[s] = (int)json_integer_value(json_array_get(scores, s));
+        g->score[s] = (int)score;
         g->out[s] = json_is_true(json_array_get(out, s));
     }
     size_t i;

@@ -24,6 +24,7 @@
 #include "match_state.h"
 #include <dirent.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 
 #include "botenv.h"
@@ -370,12 +371,25 @@ static void kill_by_token(match *m)
         DIR *d = opendir("/proc");
         int found = 0;
         struct dirent *e;
-        while (d && (e = readdir(d)))
-            if (e->d_name[0] >= '1' && e->d_name[0] <= '9' &&
-                atoi(e->d_name) != getpid() && has_token(m, e->d_name)) {
-                kill(atoi(e->d_name), SIGKILL);
+        while (d && (e = readdir(d))) {
+            if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
+                atoi(e->d_name) == getpid())
+                continue;
+            /* The process is pinned before its environment is read, and
+             * killed through the pin: had it exited and its number gone to
+             * another process in between, the kill fails (ESRCH) instead
+             * of hitting that one. */
+            int pin = (int)syscall(SYS_pidfd_open, atoi(e->d_name), 0);
+            if (pin < 0 && errno != ENOSYS)
+                continue; /* gone already */
+            if (has_token(m, e->d_name) &&
+                (pin >= 0 ? syscall(SYS_pidfd_send_signal, pin, SIGKILL,
+                                    NULL, 0)
+                          : kill(atoi(e->d_name), SIGKILL)) == 0) /* < 5.3 */
                 found++;
-            }
+            if (pin >= 0)
+                close(pin);
+        }
         if (d)
             closedir(d);
         if (!found)
@@ -384,9 +398,9 @@ static void kill_by_token(match *m)
             fprintf(stderr, "maat-referee: killed %d bot process%s that "
                     "left their process group\n", found,
                     found == 1 ? "" : "es");
-        /* reap what was ours (e.g. orphans reparented to a subreaper) */
-        while (waitpid(-1, NULL, WNOHANG) > 0)
-            ;
+        /* Not reaped here: they are not the referee's children (it is no
+         * subreaper), and a waitpid(-1) would reap another match's bot in
+         * the same process and lose its exit status. */
     }
 }
 
@@ -457,8 +471,8 @@ int match_restart_bots(match *m, maat_error *err)
  * refused, the referee says so once and leaves every bot at 0. */
 static void set_priority(match *m, match_bot *b, int low)
 {
-    if (!b->proc || b->lowered == low)
-        return;
+    if (!b->proc || b->lowered == low || !maat_proc_bot_pgid(b->proc))
+        return; /* no bot, as asked, or its group gone with it */
     b->lowered = low;
     if (setpriority(PRIO_PGRP, (id_t)maat_proc_bot_pgid(b->proc),
                     low ? 19 : 0) == 0 || low ||
@@ -468,7 +482,7 @@ static void set_priority(match *m, match_bot *b, int low)
               "RLIMIT_NICE 20): idle bots keep full priority");
     m->turn_disabled = 1;
     for (int i = 0; i < m->n; i++) /* as far as we may: nobody low */
-        if (m->bot[i].proc) {
+        if (m->bot[i].proc && maat_proc_bot_pgid(m->bot[i].proc)) {
             (void)setpriority(PRIO_PGRP,
                               (id_t)maat_proc_bot_pgid(m->bot[i].proc), 0);
             m->bot[i].lowered = 0;

@@ -429,6 +429,10 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
                     return bad("two bots are named '%s'%s", name, "");
             c->bots[c->n_bots].name = name;
             if (!strcmp(a, "--bot")) {
+                if (strlen(rest) > MAAT_MAX_COMMAND)
+                    return bad("--bot %s: a command has at most 4000 bytes "
+                               "(a longer one belongs in a script)%s", name,
+                               "");
                 c->bots[c->n_bots].command = rest;
             } else {
                 if (strlen(rest) > MAAT_MAX_TOKEN)

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -345,8 +346,12 @@ static int64_t wait_for_answer(match *m, match_bot *b, int64_t t0,
     return credit;
 }
 
-/* Ask the seat's bot for an action; fall back to the default policy. */
-static int play_decision(match *m, maat_decision d, maat_events *ev)
+/* Ask the seat's bot for an action; fall back to the default policy.
+ * MAAT_ESTATE: interrupted (no message); any other failure is the
+ * referee's own (out of memory, the rules refusing their own action) and
+ * fills *gerr. */
+static int play_decision(match *m, maat_decision d, maat_events *ev,
+                         maat_error *gerr)
 {
     const maat_rules *r = m->c->rules;
     match_bot *b = &m->bot[m->seat_bot[d.seat]];
@@ -355,7 +360,8 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
     if (n_legal > 512) {
         legal = malloc(sizeof *legal * (size_t)n_legal);
         if (!legal)
-            return MAAT_ENOMEM;
+            return maat_error_set(gerr, MAAT_ENOMEM, "out of memory for %d "
+                                  "legal actions", n_legal);
         r->legal_actions(m->g, legal, n_legal);
     }
     maat_error err = {0};
@@ -450,11 +456,16 @@ static int play_decision(match *m, maat_decision d, maat_events *ev)
         }
     }
     /* the default policy: seeded, so a replay makes the same choice */
-    maat_policy_random(r, m->g, &m->default_rng, &a);
-    if (r->apply(m->g, &a, ev, &err) != MAAT_OK) {
+    int prc = maat_policy_random(r, m->g, &m->default_rng, &a);
+    if (prc != MAAT_OK || r->apply(m->g, &a, ev, &err) != MAAT_OK) {
         if (legal != legal_small)
             free(legal);
-        return MAAT_ESTATE; /* cannot happen: a legal action was refused */
+        /* cannot happen: the rules refused their own legal action */
+        return maat_error_set(gerr, prc == MAAT_ENOMEM ? MAAT_ENOMEM :
+                              MAAT_EILLEGAL, "seat %d: the default policy %s",
+                              d.seat, prc == MAAT_ENOMEM ? "ran out of memory"
+                              : prc ? "found no legal action"
+                              : "played an action the rules refused");
     }
     match_record_decision(m, d.seat, &a, 0, wall, cpu, not_charged);
 done:
@@ -488,6 +499,10 @@ static int play_game(match *m, int k, maat_error *err)
         return err->code;
     m->n_dec = 0;
     m->faults = json_array();
+    if (!m->faults) { /* a fault could not be kept: no game without it */
+        r->destroy(&m->g);
+        return maat_error_set(err, MAAT_ENOMEM, "out of memory");
+    }
     for (int i = 0; i < m->n; i++) {
         match_bot *b = &m->bot[i];
         b->out = 0;
@@ -507,7 +522,7 @@ static int play_game(match *m, int k, maat_error *err)
     match_logs_for_game(m, k);
     while (!r->is_over(m->g) && rc == MAAT_OK) {
         match_tag_logs(m);
-        rc = play_decision(m, r->decision(m->g), &m->ev);
+        rc = play_decision(m, r->decision(m->g), &m->ev, err);
         m->decision_no++;
     }
     if (rc == MAAT_OK)
@@ -580,6 +595,14 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
                             c->rules->min_seats, c->rules->max_seats, m->n);
         goto out;
     }
+    for (int i = 0; i < m->n; i++)
+        if (c->bots[i].command &&
+            strlen(c->bots[i].command) > MAAT_MAX_COMMAND) {
+            rc = maat_error_set(err, MAAT_EINVAL, "bot %s: its command has "
+                                "%zu bytes, at most %d", c->bots[i].name,
+                                strlen(c->bots[i].command), MAAT_MAX_COMMAND);
+            goto out;
+        }
     derive_match_id(m);
     /* A result that could not be written would be lost after the whole
      * match was played: find out now.  (Sandboxed bots get the ladder
@@ -594,7 +617,8 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
     raise_open_files_limit(m);
     m->setup = c->rules->setup_new(&c->options, err);
     if (!m->setup) {
-        rc = err->code = MAAT_EINVAL; /* a bad deck or option: the config */
+        /* a bad deck or option: the config (out of memory stays so) */
+        rc = err->code = err->code == MAAT_ENOMEM ? MAAT_ENOMEM : MAAT_EINVAL;
         goto out;
     }
     /* SIGINT/SIGTERM/SIGHUP/SIGCHLD arrive through a signalfd in the wait
@@ -606,8 +630,13 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
     sigaddset(&mask, SIGTERM);
     sigaddset(&mask, SIGHUP);
     sigaddset(&mask, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &mask, &m->oldmask);
+    pthread_sigmask(SIG_BLOCK, &mask, &m->oldmask);
+    m->mask_set = 1;
     m->sigfd = signalfd(-1, &mask, SFD_NONBLOCK | SFD_CLOEXEC);
+    if (m->sigfd < 0) { /* without it no interrupt would ever be seen */
+        rc = maat_error_set(err, MAAT_EIO, "signalfd: %s", strerror(errno));
+        goto out;
+    }
     signal(SIGPIPE, SIG_IGN);
     m->tr = maat_transport_new(c->zmq_context, c->endpoint, c->curve_secret,
                                err);
@@ -645,10 +674,10 @@ out:
     if (m->setup)
         c->rules->setup_destroy(&m->setup);
     maat_events_free(&m->ev);
-    if (m->sigfd >= 0) {
+    if (m->sigfd >= 0)
         close(m->sigfd);
-        sigprocmask(SIG_SETMASK, &m->oldmask, NULL);
-    }
+    if (m->mask_set)
+        pthread_sigmask(SIG_SETMASK, &m->oldmask, NULL);
     msgpack_sbuffer_destroy(&m->ob.sb);
     msgpack_sbuffer_destroy(&m->evb.sb);
     free(m->ev_end);

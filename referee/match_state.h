@@ -81,6 +81,10 @@ typedef struct match_bot {
  * that is larger is dropped unread (decoding 64 KiB of msgpack takes about
  * a millisecond), counted with that connection's messages. */
 #define STRANGER_MAX_BYTES 4096
+/* The largest hello (a 255-byte token, a name, a version): while a seat
+ * decides, a larger message from a connection beyond the table is
+ * dropped unread (protocol.c, on_stranger) */
+#define HELLO_MAX_BYTES 512
 #define MATCH_NOTES_LOGGED 3 /* per bot and kind (late_notes, early_notes) */
 typedef struct stranger {
     uint8_t rid[256];
@@ -125,6 +129,7 @@ typedef struct match {
     maat_transport *tr;
     int sigfd;
     sigset_t oldmask;
+    int mask_set; /* oldmask holds the mask to restore */
     maat_fair_watch fair_self; /* the referee's threads' schedstat files */
     int interrupted;
     maat_setup *setup;

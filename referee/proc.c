@@ -379,7 +379,8 @@ char **maat_proc_words(const char *cmd)
                                 "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
                                 "0123456789_./,:+@%=-";
     size_t len = strlen(cmd);
-    if (len > (1 << 20)) /* a sandbox's command: MATCH_BOXED_MAX */
+    if (len > (1 << 20)) /* more than any command it is given (a sandbox's:
+                          * MATCH_BOXED_MAX, 256 KiB) */
         return NULL;
     /* a word takes a byte and a blank at least, '' two: n <= len/2 + 1;
      * the words' text is never longer than the command's */
@@ -726,6 +727,8 @@ pid_t maat_proc_bot_pid(const maat_proc *p)
 
 pid_t maat_proc_bot_pgid(const maat_proc *p)
 {
+    if (p->exited) /* its group is gone, and its number may be anyone's */
+        return 0;
     return p->bot_pgid > 0 ? p->bot_pgid : p->pid;
 }
 
@@ -824,6 +827,9 @@ void maat_proc_set_tag(maat_proc *p, long tag)
 
 int maat_proc_set_log(maat_proc *p, const char *log_path, maat_error *err)
 {
+    maat_error local; /* err is optional; its code is read below */
+    if (!err)
+        err = &local;
     maat_proc_drain(p); /* what was written so far belongs to the old log */
     int fd = open_log(log_path, err);
     if (log_path && fd < 0)
@@ -888,23 +894,39 @@ void maat_proc_output_head(const maat_proc *p, int max_lines, char *buf,
 
 /* ---- exit and CPU -------------------------------------------------------- */
 
+/* Once the main process is reaped its number is free, and the group named
+ * by it could one day be an unrelated one: so, found dead, it is first
+ * looked at without being reaped (WNOWAIT), its group -- the stragglers of
+ * a bot that is gone -- is killed while the zombie still holds the number,
+ * and only then is it reaped.  Nothing signals the group after that. */
 int maat_proc_exited(maat_proc *p, int *status)
 {
     while (!p->exited) {
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_PID, (id_t)p->pid, &si,
+                   WEXITED | WNOHANG | WNOWAIT) < 0) {
+            if (errno == EINTR)
+                continue;
+            /* ECHILD: someone else reaped it (a waitpid(-1) of the
+             * program using this library); the status is lost, report a
+             * plain exit. */
+            p->status = 0;
+            p->exited = true;
+            break;
+        }
+        if (si.si_pid == 0)
+            return 0;
+        if (p->pid > 1)
+            (void)kill(-p->pid, SIGKILL);
         int st;
         struct rusage ru;
-        pid_t r = wait4(p->pid, &st, WNOHANG, &ru);
-        if (r == 0)
-            return 0;
-        if (r < 0 && errno == EINTR)
-            continue;
+        pid_t r;
+        while ((r = wait4(p->pid, &st, 0, &ru)) < 0 && errno == EINTR)
+            ;
         if (r == p->pid) {
             p->status = st;
             p->ru = ru;
-        } else {
-            /* ECHILD: someone else (a waitpid(-1) elsewhere) reaped it;
-             * the status is lost, report a plain exit. */
-            p->status = 0;
         }
         p->exited = true;
     }
@@ -1007,11 +1029,11 @@ static int64_t now_ms(void)
  * reap below must never wait on a process we did not kill. */
 static void signal_all(maat_proc *p, int sig)
 {
-    if (p->pid <= 1)
-        return; /* never kill(-1) or kill(0) */
+    if (p->pid <= 1 || p->exited)
+        return; /* never kill(-1) or kill(0); once reaped, its group was
+                 * killed and its number may be anyone's (maat_proc_exited) */
     (void)kill(-p->pid, sig);
-    if (!p->exited)
-        (void)kill(p->pid, sig);
+    (void)kill(p->pid, sig);
 }
 
 /* Wait up to grace_ms for the main process, draining meanwhile so a bot
@@ -1032,16 +1054,12 @@ static void wait_main(maat_proc *p, int grace_ms)
 static void reap_main_blocking(maat_proc *p)
 {
     while (!p->exited) {
-        int st;
-        struct rusage ru;
-        pid_t r = wait4(p->pid, &st, 0, &ru);
-        if (r < 0 && errno == EINTR)
+        siginfo_t si;
+        memset(&si, 0, sizeof si);
+        if (waitid(P_PID, (id_t)p->pid, &si, WEXITED | WNOWAIT) < 0 &&
+            errno == EINTR)
             continue;
-        if (r == p->pid) {
-            p->status = st;
-            p->ru = ru;
-        }
-        p->exited = true;
+        maat_proc_exited(p, NULL); /* dead now: kills the group, reaps */
     }
 }
 

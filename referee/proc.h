@@ -39,6 +39,10 @@
 
 #include "maat/error.h"
 
+/* A bot's command, in bytes: a longer one is refused (maat-referee's
+ * --bot, the match, the sandbox), never cut */
+#define MAAT_MAX_COMMAND 4000
+
 typedef struct maat_proc maat_proc;
 
 /* 0 in a field means "no limit" for that field. */
@@ -154,8 +158,10 @@ int maat_proc_set_log(maat_proc *p, const char *log_path, maat_error *err);
 uint64_t maat_proc_output_bytes(const maat_proc *p);
 uint64_t maat_proc_dropped_bytes(const maat_proc *p);
 
-/* Has the main process exited?  Non-blocking (waitpid WNOHANG).  Returns 1
- * and fills *status (waitpid format) once it has; 0 while it runs. */
+/* Has the main process exited?  Non-blocking (waitid WNOHANG).  Returns 1
+ * and fills *status (waitpid format) once it has; 0 while it runs.  Found
+ * dead, the process is reaped after its group is killed (what is left of
+ * a bot that is gone), since the reaped number may go to any process. */
 int maat_proc_exited(maat_proc *p, int *status);
 /* Human-readable exit description, e.g. "exited with status 3" or
  * "killed by signal 11 (Segmentation fault)". */

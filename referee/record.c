@@ -7,6 +7,7 @@
  * too, and appends it safely for many referees at once). */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
@@ -224,8 +225,11 @@ static int record_text(maat_jw *w, const maat_game_result *r)
 int maat_record_write(const maat_game_result *r, const char *path,
                       maat_error *err)
 {
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid());
+    char tmp[PATH_MAX + 32];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%d", path, (int)getpid()) >=
+        (int)sizeof tmp)
+        return maat_error_set(err, MAAT_EINVAL, "%s: the path is too long",
+                              path);
     maat_jw *w = maat_jw_new(r->decisions_len + 4096);
     if (!w)
         return maat_error_set(err, MAAT_ENOMEM, "%s: out of memory", path);
@@ -238,8 +242,13 @@ int maat_record_write(const maat_game_result *r, const char *path,
         maat_jw_destroy(&w);
         return maat_error_set(err, MAAT_ENOMEM, "%s: out of memory", path);
     }
-    FILE *f = fopen(tmp, "w");
+    /* never through a link planted at the temporary name */
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC,
+                  0644);
+    FILE *f = fd < 0 ? NULL : fdopen(fd, "w");
     if (!f) {
+        if (fd >= 0)
+            close(fd);
         maat_jw_destroy(&w);
         return maat_error_set(err, MAAT_EIO, "%s: cannot write the record: "
                               "%s", path, strerror(errno));

@@ -119,6 +119,11 @@ static void append_quoted(char *buf, size_t len, const char *s)
     }
     if (n + 1 < len)
         buf[n++] = '\'';
+    if (*s) { /* cut: fill the buffer, which the caller's length check
+               * (strlen(out) + 1 < len) then sees, as it sees add()'s */
+        memset(buf + n, '.', len - 1 - n);
+        n = len - 1;
+    }
     buf[n] = 0;
 }
 
@@ -697,7 +702,11 @@ int maat_sandbox_command(const maat_sandbox *sb, const char *cmd, char *out,
     } else { /* as without the sandbox: exec only a simple command
               * ("cd DIR && exec ./bot" as "exec cd ..." found no cd) */
         add(out, len, "/bin/sh -c");
-        char inner[4200];
+        char inner[MAAT_MAX_COMMAND + sizeof "exec "];
+        if (strlen(cmd) > MAAT_MAX_COMMAND) {
+            free(argv);
+            return -1;
+        }
         snprintf(inner, sizeof inner, "%s%s",
                  maat_proc_shell_can_exec(cmd) ? "exec " : "", cmd);
         add_quoted(out, len, inner);

@@ -371,6 +371,38 @@ static void line2(char *out, size_t len, const char *id, const char *a,
              id, a, b, rank_a, rank_b, score_a, score_b, faults);
 }
 
+/* Numbers that do not fit the fields are refused, not wrapped: "seats"
+ * 2^32 + 2 was taken for 2 seats, a score of 2^32 + 7 for 7. */
+static void test_parse_wide_numbers(void)
+{
+    char line[1024];
+    const char *edits[][2] = {{"\"seats\":2", "\"seats\":4294967298"},
+                              {"\"scores\":[7,", "\"scores\":[4294967303,"},
+                              {"\"scores\":[7,", "\"scores\":[7.5,"}};
+    for (int i = 0; i < 3; i++) {
+        line2(line, sizeof line, "t-0-0", "ann", "bob", 1, 2, 7, 3, "");
+        char *at = strstr(line, edits[i][0]);
+        char out[1100];
+        snprintf(out, sizeof out, "%.*s%s%s", (int)(at - line), line,
+                 edits[i][1], at + strlen(edits[i][0]));
+        json_error_t je;
+        json_t *j = json_loads(out, 0, &je);
+        maat_ladder_game g;
+        const char *why = NULL;
+        CHECK(j && maat_ladder_parse(j, &g, &why) != 0 && why,
+              "%s refused", edits[i][1]);
+        json_decref(j);
+    }
+    line2(line, sizeof line, "t-0-0", "ann", "bob", 1, 2, 7, 3, "");
+    json_error_t je;
+    json_t *j = json_loads(line, 0, &je);
+    maat_ladder_game g;
+    const char *why = NULL;
+    CHECK(j && maat_ladder_parse(j, &g, &why) == 0 && g.seats == 2 &&
+              g.score[0] == 7, "the line as written is read");
+    json_decref(j);
+}
+
 static char *read_all(const char *path)
 {
     FILE *f = fopen(path, "rb");
@@ -913,6 +945,7 @@ int main(void)
     test_sprt();
     test_elo();
     test_ladder_file();
+    test_parse_wide_numbers();
     test_concurrent_appends();
     test_standings();
     test_standings_many_bots();

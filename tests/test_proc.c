@@ -479,7 +479,10 @@ static void test_stop_kills_group(void)
     pgid = maat_proc_pid(p);
     int st = -1;
     CHECK(wait_exit(p, &st) && st == 0, "main did not exit: 0x%x", st);
-    CHECK(kill(-pgid, 0) == 0, "background child already gone?");
+    /* Found dead, the main process is reaped only after its group is
+     * killed: once reaped, its number (the group's) may go to another
+     * process, and a later kill(-pgid) could hit an unrelated group. */
+    CHECK(group_gone(pgid), "a straggler outlived its reaped main process");
     maat_proc_stop(p, 1000);
     CHECK(group_gone(pgid), "straggler survived stop after main exited");
     finish(&p);
@@ -785,6 +788,27 @@ static void test_sandbox_words(void)
                                sizeof out, &unhidden) == 0 &&
               strstr(out, " /bin/sh -c 'cd /opt/b && exec ./bot'"),
           "a list in the sandbox: %s", out);
+    /* Never cut: a shell command of MAAT_MAX_COMMAND bytes is whole; one
+     * byte more, or an output too small, is refused (it was cut at 4195
+     * bytes, or at the buffer's end, and run). */
+    static char big[MAAT_MAX_COMMAND + 2], boxed[16384];
+    memset(big, 'x', sizeof big - 1);
+    memcpy(big, "echo $A ", 8);
+    big[MAAT_MAX_COMMAND - 1] = 'Z';
+    big[MAAT_MAX_COMMAND] = 0;
+    CHECK(maat_sandbox_command(&sb, big, boxed, sizeof boxed, &unhidden) ==
+                  0 && strstr(boxed, "xxxZ'"),
+          "a shell command of %d bytes, whole", MAAT_MAX_COMMAND);
+    big[MAAT_MAX_COMMAND] = 'x';
+    CHECK(maat_sandbox_command(&sb, big, boxed, sizeof boxed, &unhidden) ==
+              -1, "a shell command of %d bytes refused",
+          MAAT_MAX_COMMAND + 1);
+    big[MAAT_MAX_COMMAND] = 0;
+    CHECK(maat_sandbox_command(&sb, big, out, 2000, &unhidden) == -1,
+          "a command cut by a small output refused");
+    CHECK(maat_sandbox_command(&sb, "/opt/b/bot 'two words'", out, 400,
+                               &unhidden) == -1,
+          "a last word cut by a small output refused");
 }
 
 /* Which commands the shell may exec (so that the process timed is the

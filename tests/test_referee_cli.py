@@ -36,6 +36,9 @@ check(rc == 2 and "'a'" in out, "duplicate bot name refused")
 rc, out = run("--remote", "a=s3cret", "--remote", "b=s3cret", "--bot", "c=" + RANDOM)
 check(rc == 2 and "--remote b" in out and "--remote a" in out and "token" in out,
       "two remote seats on one token refused, both named (%r)" % out.strip()[:200])
+rc, out = run("--bot", "a=" + RANDOM + " " + "x" * 4000, "--bot", "b=" + RANDOM)
+check(rc == 2 and "--bot a" in out and "4000 bytes" in out,
+      "a --bot command over 4000 bytes refused, not cut (%r)" % out.strip()[:200])
 rc, out = run("--bot", "noequals")
 check(rc == 2 and "NAME=VALUE" in out, "--bot without = refused")
 rc, out = run()

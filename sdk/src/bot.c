@@ -293,7 +293,7 @@ static int on_message(bot *b, const void *buf, size_t len,
     const msgpack_object *m = &obj, *f[F_N];
     maat_msg_pickn(m, envelope_keys, F_N, f);
     const msgpack_object *type = f[F_TYPE];
-    int64_t seat;
+    int64_t seat = 0;
     if (b->opt->verbose) {
         fprintf(stderr, "%s <- ", b->opt->name);
         msgpack_object_print(stderr, *m);
