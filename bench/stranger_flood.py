@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
-"""What a flood from connections with no seat costs the seat that decides.
+"""What a flood from connections with no seat costs a match.
 
 One match: seat 'me' is played from here and answers each request at once,
-seat 'r0' is maat-random.  64 connections first fill the referee's table of
-connections with no seat (each says a refused hello), then a separate
-process opens CONNS more and floods from them for the whole match: 4 KiB
-msgpack arrays of 4,000 fixints (as costly to decode as msgpack gets), as
-fast as its send queues take them.  Prints the time the record charges
-'me' (--record-timing), summed over its decisions, with and without the
-flood, RUNS times each, alternating.  Needs python3-zmq and python3-msgpack.
+seat 'r0' is maat-random, spawned by the referee (so its time waiting for
+a CPU is credited to it).  64 connections first fill the referee's table
+of connections with no seat (each says a refused hello), then a separate
+process opens CONNS more and floods from them for the whole match: msgpack
+arrays of BYTES fixints (as costly to decode as msgpack gets; 4,000), as
+fast as its send queues take them.  Prints, with and without the flood,
+RUNS times each, alternating: the time the record charges r0
+(--record-timing: wall_us - credit_us, summed over its decisions), and
+the referee's CPU time for the whole match.  On 2 cores the flooder, the
+referee and the bots share the CPUs, so the charged time also holds the
+flood's share of the machine.  Needs python3-zmq and python3-msgpack.
 
-Usage: bench/stranger_flood.py [--conns 150] [--runs 3] BUILD_DIR
+Usage: bench/stranger_flood.py [--conns 150] [--runs 3] [--bytes 4000] BUILD_DIR
 """
 import argparse
 import json
@@ -25,12 +29,12 @@ import zmq
 TOKEN = 'cd' * 16
 
 
-def junk():
-    n = 4000 - 5
+def junk(size):
+    n = size - 5
     return b'\xdd' + n.to_bytes(4, 'big') + b'\x01' * n
 
 
-def flooder(ep, conns):
+def flooder(ep, conns, size):
     """Runs in its own process (python's lock would slow 'me' otherwise)."""
     ctx = zmq.Context()
     socks = []
@@ -40,7 +44,7 @@ def flooder(ep, conns):
         s.setsockopt(zmq.SNDHWM, 4)
         s.connect(ep)
         socks.append(s)
-    msg = junk()
+    msg = junk(size)
     rounds = 0
     while True:
         for s in socks:
@@ -65,8 +69,8 @@ def hello(token):
                           'name': 'x'})
 
 
-def one_match(build, conns):
-    """The time charged to 'me', in ms, over all its decisions."""
+def one_match(build, conns, size):
+    """The time charged to 'r0', in ms, over all its decisions, ..."""
     d = tempfile.mkdtemp(prefix='maat-stranger-flood-')
     ep = 'ipc://' + os.path.join(d, 'ep')
     ref = subprocess.Popen(
@@ -86,7 +90,7 @@ def one_match(build, conns):
     flood = None
     if conns:
         flood = subprocess.Popen([sys.executable, os.path.abspath(__file__),
-                                  '--flooder', ep, str(conns)],
+                                  '--flooder', ep, str(conns), str(size)],
                                  stdout=subprocess.PIPE, text=True)
         flood.stdout.readline()
     me = dealer(ctx, ep)
@@ -102,34 +106,40 @@ def one_match(build, conns):
     if flood:
         flood.kill()
         flood.wait()
-    err = ref.communicate(timeout=120)[1]
+    err = ref.stderr.read()
+    ru = os.wait4(ref.pid, 0)[2]
+    cpu_ms = (ru.ru_utime + ru.ru_stime) * 1000
     for s in table + [me]:
         s.close()
     ctx.term()
     with open(os.path.join(d, 'r.json')) as f:
         rec = json.load(f)
-    seat = [x['seat'] for x in rec['seats'] if x['bot'] == 'me']
+    seat = [x['seat'] for x in rec['seats'] if x['bot'] == 'r0']
     used = [x['wall_us'] - x.get('credit_us', 0) for x in rec['decisions']
             if x['seat'] in seat]
     subprocess.run(['rm', '-rf', d])
-    return sum(used) / 1000.0, len(used), rec.get('faults'), err
+    return sum(used) / 1000.0, len(used), rec.get('faults'), err, cpu_ms
 
 
 def main():
-    if len(sys.argv) == 4 and sys.argv[1] == '--flooder':
-        flooder(sys.argv[2], int(sys.argv[3]))
+    if len(sys.argv) == 5 and sys.argv[1] == '--flooder':
+        flooder(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
         return 0
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('build')
     ap.add_argument('--conns', type=int, default=150)
     ap.add_argument('--runs', type=int, default=3)
+    ap.add_argument('--bytes', type=int, default=4000,
+                    help='the size of each flood message (4000)')
     a = ap.parse_args()
-    print('%-24s %10s %10s  %s' % ('', 'charged ms', 'decisions', 'faults'))
+    print('%-24s %10s %10s %12s  %s' % ('', 'r0 charged', 'decisions',
+                                         'referee cpu', 'faults'))
     for r in range(a.runs):
         for conns in (a.conns, 0):
-            ms, n, faults, err = one_match(a.build, conns)
+            ms, n, faults, err, cpu = one_match(a.build, conns, a.bytes)
             label = '%d flooding' % conns if conns else 'no flood'
-            print('%-24s %10.1f %10d  %s' % (label, ms, n, faults))
+            print('%-24s %10.1f %10d %9.0f ms  %s' % (label, ms, n, cpu,
+                                                      faults))
     return 0
 
 

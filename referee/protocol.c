@@ -421,13 +421,14 @@ static void on_stranger(match *m, maat_inbound *in)
     uint64_t count = st ? ++st->messages : ++m->strangers_unlisted;
     if (st && count > STRANGER_READ)
         return; /* counted; reported once at the end of the match */
-    /* While a seat decides no hello can earn a seat (every seat is taken
-     * or closed), and what the referee spends on a connection with no
-     * seat is charged to the deciding bot, whoever opened it.  The table
-     * bounds each listed connection; beyond it, a bot could open a
-     * hundred more and flood from them, so their messages are dropped
+    /* What the referee spends on a connection with no seat while a seat
+     * decides is charged to the deciding bot, whoever opened it.  The
+     * table bounds each listed connection; beyond it, a bot could open a
+     * hundred more and flood from them: so then only what could be a
+     * hello is read (it is answered, so that a remote bot reconnecting
+     * many times still hears why it has no seat), the rest dropped
      * unread until the decision is over. */
-    if (!st && m->deciding) {
+    if (!st && m->deciding && zmq_msg_size(&in->payload) > HELLO_MAX_BYTES) {
         m->strangers_unread++;
         return;
     }
@@ -514,7 +515,7 @@ void match_report_strangers(const match *m)
     if (m->strangers_unlisted)
         match_say(m, "%llu more messages came from more than %d connections "
                   "with no seat, none logged; %llu of them, sent while a "
-                  "seat decided, were dropped unread",
+                  "seat decided and larger than a hello, were dropped unread",
                   (unsigned long long)m->strangers_unlisted, MAX_STRANGERS,
                   (unsigned long long)m->strangers_unread);
 }
