@@ -23,6 +23,22 @@
 
 extern char **environ;
 
+/* Each of `names` refused with EPERM; a name this machine's architectures
+ * do not have is skipped.  0 or -errno. */
+static int refuse_each(scmp_filter_ctx ctx, const char *const *names,
+                       size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        int nr = seccomp_syscall_resolve_name(names[i]);
+        if (nr == __NR_SCMP_ERROR)
+            continue;
+        int rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), nr, 0);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
 int maat_sandbox_filter_open(maat_error *err)
 {
     /* libseccomp writes the filter for the machine's architectures (and
@@ -39,7 +55,18 @@ int maat_sandbox_filter_open(maat_error *err)
      * keyctl, request_key: the kernel's keyrings outlive a process (a
      * user's keyring is the same for all its processes of a user
      * namespace), so a bot could leave there what one game showed it for
-     * its next process playing the same deal; no bot needs them. */
+     * its next process playing the same deal; no bot needs them.
+     * memfd_create: what is written to one is in no process's address
+     * space (--limit-as) and no tmpfs's cap, so a bot could fill the
+     * machine with it while its processes stay small, and the
+     * out-of-memory killer would take the other seat's bot (review of
+     * 2026-11-28); /tmp and /dev/shm are the capped ways.  inotify_init,
+     * inotify_init1, fanotify_init, mq_open: counted per user outside the
+     * sandbox (root's, under a root referee), so a bot could use up what
+     * the other seat, other matches and the machine's own services
+     * share. */
+    static const char *const refused[] = {"memfd_create", "inotify_init",
+        "inotify_init1", "fanotify_init", "mq_open"};
     if (ctx &&
         (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(setsid),
                                0)) == 0 &&
@@ -52,7 +79,9 @@ int maat_sandbox_filter_open(maat_error *err)
         (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(keyctl),
                                0)) == 0 &&
         (rc = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
-                               SCMP_SYS(request_key), 0)) == 0) {
+                               SCMP_SYS(request_key), 0)) == 0 &&
+        (rc = refuse_each(ctx, refused,
+                          sizeof refused / sizeof refused[0])) == 0) {
         fd = memfd_create("maat-seccomp", MFD_CLOEXEC);
         rc = fd < 0 ? -errno : seccomp_export_bpf(ctx, fd);
         if (rc == 0 && lseek(fd, 0, SEEK_SET) != 0)

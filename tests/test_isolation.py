@@ -24,7 +24,8 @@ stderr -- the bot log -- then plays as maat-random) sits in one seat:
   - a descendant that leaves its session dies with the referee, even when
     the referee is killed with SIGKILL;
   - it has no capability, even under a root referee, cannot take its
-    /proc off to see the host's, and cannot use the kernel's keyrings
+    /proc off to see the host's, and cannot use the kernel's keyrings,
+    memfds, inotify or message queues
     (review of 2026-11-27: as root it could do all three).
 And with bubblewrap missing, the referee says plainly, once, that bots are
 not isolated.  No sleep synchronises: waits are for files, with deadlines.
@@ -105,6 +106,12 @@ libc = ctypes.CDLL(None, use_errno=True)
 libc.syscall.restype = ctypes.c_long
 if libc.syscall(248, b"user", b"maat-probe", b"x", 1, ctypes.c_long(-4)) >= 0:
     print("KEYRING-ADDED")
+if libc.memfd_create(b"hoard", 0) >= 0:
+    print("MEMFD")
+if libc.inotify_init1(0) >= 0:
+    print("INOTIFY")
+if libc.mq_open(b"/maat-probe", 0o102, 0o600, None) >= 0:
+    print("MQUEUE")
 ' 2>/dev/null
 umount -l /proc 2>/dev/null && echo PROC-UNMOUNTED $(ls -d /proc/[0-9]* | wc -l)
 exec "$MAAT_RANDOM_BOT"
@@ -234,6 +241,14 @@ def isolated_match(tmp):
           "the host's", repr(v.get('PROC-UNMOUNTED')))
     check('KEYRING-ADDED' not in v, 'it cannot leave a key in a kernel '
           'keyring for its next process')
+    # (review of 2026-11-28: 850 MiB in a memfd, in no process's memory,
+    # got the other seat's bot killed by the out-of-memory killer; 128
+    # inotify instances used up root's for the whole machine)
+    check('MEMFD' not in v, 'it cannot hoard memory in a memfd (no limit '
+          'sees it)')
+    check('INOTIFY' not in v and 'MQUEUE' not in v, 'it cannot take '
+          'inotify instances or message queues, counted per user outside '
+          'the sandbox (%s)' % [k for k in ('INOTIFY', 'MQUEUE') if k in v])
     try:
         with open(os.path.join(res, 'rec.json')) as f:
             rec = json.load(f)
