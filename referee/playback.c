@@ -18,7 +18,9 @@ int maat_playback_open(maat_playback *p, const char *path, const char *deck,
 {
     memset(p, 0, sizeof *p);
     json_error_t je;
-    p->rec = json_load_file(path, 0, &je);
+    /* a key given twice is refused: which one counts would be up to the
+     * reader (a second "faults" read by one tool and not another) */
+    p->rec = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
     if (!p->rec) /* line -1: the file could not be read at all */
         return je.line > 0 ? maat_error_set(err, MAAT_EFORMAT, "%s:%d: %s",
                                             path, je.line, je.text)
@@ -75,6 +77,7 @@ int maat_playback_open(maat_playback *p, const char *path, const char *deck,
         return maat_error_set(err, MAAT_EFORMAT, "%s: %s", path, what);
     }
     p->seats = (int)json_array_size(seats);
+    p->seed = deal;
     /* the game's options as recorded (e.g. its deck file); --deck wins */
     maat_options opt = {0};
     const char *key;
@@ -101,17 +104,14 @@ int maat_playback_open(maat_playback *p, const char *path, const char *deck,
     return MAAT_OK;
 }
 
-int maat_playback_step(maat_playback *p, maat_events *ev, maat_error *err)
+int maat_playback_action(const maat_playback *p, maat_action *a,
+                         maat_error *err)
 {
-    const maat_rules *r = p->rules;
     json_t *d = json_array_get(p->decisions, p->next);
     json_t *action = json_object_get(d, "action");
     if (!d)
         return maat_error_set(err, MAAT_ESTATE, "decision %zu: the record "
                               "has no more decisions", p->next);
-    if (r->is_over(p->game))
-        return maat_error_set(err, MAAT_ESTATE, "decision %zu: the game is "
-                              "already over", p->next);
     msgpack_sbuffer sb;
     msgpack_sbuffer_init(&sb);
     msgpack_packer pk;
@@ -121,14 +121,24 @@ int maat_playback_step(maat_playback *p, maat_events *ev, maat_error *err)
     if (json_is_object(action) && maat_json_to_msgpack(action, &pk) == 0) {
         msgpack_unpacked u;
         rc = maat_msg_unpack(sb.data, sb.size, &u, err);
-        maat_action a;
         if (!rc)
-            rc = r->decode_action(p->game, &u.data, &a, err);
-        if (!rc)
-            rc = r->apply(p->game, &a, ev, err);
+            rc = p->rules->decode_action(p->game, &u.data, a, err);
         msgpack_unpacked_destroy(&u);
     }
     msgpack_sbuffer_destroy(&sb);
+    return rc;
+}
+
+int maat_playback_step(maat_playback *p, maat_events *ev, maat_error *err)
+{
+    const maat_rules *r = p->rules;
+    if (p->next < json_array_size(p->decisions) && r->is_over(p->game))
+        return maat_error_set(err, MAAT_ESTATE, "decision %zu: the game is "
+                              "already over", p->next);
+    maat_action a;
+    int rc = maat_playback_action(p, &a, err);
+    if (!rc)
+        rc = r->apply(p->game, &a, ev, err);
     if (!rc)
         p->next++;
     return rc;

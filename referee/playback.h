@@ -17,6 +17,7 @@ typedef struct maat_playback {
     json_t *decisions;       /* rec's "decisions" (borrowed) */
     size_t next;             /* the index of the next decision */
     int seats;
+    maat_seed seed;          /* the deal's, from the record */
 } maat_playback;
 
 /* Read the record at `path` and deal its game (the deal's events into ev,
@@ -25,6 +26,10 @@ typedef struct maat_playback {
  * game's own error. */
 int maat_playback_open(maat_playback *p, const char *path, const char *deck,
                        maat_events *ev, maat_error *err);
+/* Decision p->next's action, decoded in the current state (nothing
+ * applied).  MAAT_EDECODE when it is no action of the game. */
+int maat_playback_action(const maat_playback *p, maat_action *a,
+                         maat_error *err);
 /* Apply decision p->next (its events into ev, may be NULL) and move on.
  * The rules' error when they refuse it; the state is then unchanged. */
 int maat_playback_step(maat_playback *p, maat_events *ev, maat_error *err);

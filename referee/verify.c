@@ -7,6 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "maat/internal/msg.h"
+#include "maat/policy.h"
+#include "maat/rng.h"
 #include "outcome.h"
 #include "playback.h"
 #include "record.h"
@@ -73,6 +76,113 @@ static void compare_results(FILE *report, int *n, const maat_rules *r,
     }
 }
 
+/* Who the record says played each seat, which seats it says are out, and
+ * its faults, against each other.  A seat is out only after a fault, and
+ * from its last fault on every decision of it is the default policy's; a
+ * seat that is not out was played by the default policy only at decisions
+ * where it has a fault.  (How many faults put a seat out is the match's
+ * fault policy, which the record does not hold: not checked.) */
+static void compare_faults(FILE *report, int *n, json_t *rec, int seats)
+{
+    json_t *version = json_object_get(rec, "version");
+    if (!json_is_integer(version) || json_integer_value(version) != 1)
+        diff(report, n, "field 'version': the record format is version 1");
+    json_t *seat_list = json_object_get(rec, "seats"), *result =
+        json_object_get(rec, "result"), *faults = json_object_get(rec,
+        "faults"), *decisions = json_object_get(rec, "decisions");
+    const char *bot[MAAT_MAX_SEATS] = {0};
+    int out[MAAT_MAX_SEATS] = {0}, has_fault[MAAT_MAX_SEATS] = {0};
+    json_int_t last_fault[MAAT_MAX_SEATS] = {0};
+    for (int s = 0; s < seats && s < MAAT_MAX_SEATS; s++) {
+        json_t *e = json_array_get(seat_list, s), *r = json_array_get(result,
+                                                                      s);
+        bot[s] = json_string_value(json_object_get(e, "bot"));
+        const char *rbot = json_string_value(json_object_get(r, "bot"));
+        if (json_integer_value(json_object_get(e, "seat")) != s || !bot[s])
+            diff(report, n, "seats[%d]: expected seat %d and its bot", s, s);
+        else if (r && (!rbot || strcmp(rbot, bot[s]) != 0))
+            diff(report, n, "seat %d: seats says bot '%.64s', result says "
+                 "'%.64s'", s, bot[s], rbot ? rbot : "(none)");
+        out[s] = json_is_true(json_object_get(r, "out"));
+    }
+    size_t n_dec = json_array_size(decisions);
+    uint8_t *faulted = calloc(n_dec + 1, 1); /* seats with a fault there */
+    if (!json_is_array(faults))
+        diff(report, n, "field 'faults' is not an array");
+    size_t i;
+    json_t *f;
+    json_array_foreach(faults, i, f) {
+        json_t *seat = json_object_get(f, "seat"), *at =
+            json_object_get(f, "decision");
+        const char *kind = json_string_value(json_object_get(f, "kind"));
+        const char *fbot = json_string_value(json_object_get(f, "bot"));
+        json_int_t s = json_integer_value(seat), d = json_integer_value(at);
+        if (!json_is_integer(seat) || s < 0 || s >= seats ||
+            !json_is_integer(at) || d < 0 || (size_t)d > n_dec || !kind ||
+            maat_fault_kind(kind) < 0) {
+            diff(report, n, "fault %zu: a seat 0..%d, a decision 0..%zu and "
+                 "a fault kind expected", i, seats - 1, n_dec);
+            continue;
+        }
+        if (!fbot || !bot[s] || strcmp(fbot, bot[s]) != 0)
+            diff(report, n, "fault %zu: bot '%.64s' does not play seat "
+                 "%lld", i, fbot ? fbot : "(none)", (long long)s);
+        has_fault[s] = 1;
+        last_fault[s] = d > last_fault[s] ? d : last_fault[s];
+        if (faulted)
+            faulted[d] |= (uint8_t)(1u << s);
+    }
+    for (int s = 0; s < seats && s < MAAT_MAX_SEATS; s++)
+        if (out[s] && !has_fault[s])
+            diff(report, n, "seat %d: record says out, but it has no fault",
+                 s);
+    json_t *d;
+    json_array_foreach(decisions, i, d) {
+        json_int_t s = json_integer_value(json_object_get(d, "seat"));
+        const char *by = json_string_value(json_object_get(d, "by"));
+        if (s < 0 || s >= seats || s >= MAAT_MAX_SEATS)
+            continue; /* the replay names it */
+        int dflt = by && !strcmp(by, "default");
+        if (!dflt && !(by && !strcmp(by, "bot")))
+            diff(report, n, "decision %zu: 'by' must be \"bot\" or "
+                 "\"default\"", i);
+        else if (out[s] && has_fault[s] && (json_int_t)i > last_fault[s] &&
+                 !dflt)
+            diff(report, n, "decision %zu: seat %lld is out since decision "
+                 "%lld, but the record says its bot played", i, (long long)s,
+                 (long long)last_fault[s]);
+        else if (dflt && !(faulted && (faulted[i] & (1u << s))) &&
+                 !(out[s] && has_fault[s] && (json_int_t)i >= last_fault[s]))
+            diff(report, n, "decision %zu: played by the default policy for "
+                 "seat %lld, which has no fault there and is not out", i,
+                 (long long)s);
+    }
+    free(faulted);
+}
+
+/* Is the record's action for decision p->next the one the seeded default
+ * policy plays there (drawing from rng, as the referee did)?  Both are
+ * compared as the game encodes them. */
+static int default_matches(const maat_playback *p, maat_rng *rng)
+{
+    maat_action want, got;
+    if (maat_policy_random(p->rules, p->game, rng, &want) != MAAT_OK ||
+        maat_playback_action(p, &got, NULL) != MAAT_OK)
+        return 0; /* the replay names an action that is not one */
+    msgpack_sbuffer a, b;
+    msgpack_sbuffer_init(&a);
+    msgpack_sbuffer_init(&b);
+    msgpack_packer pa, pb;
+    msgpack_packer_init(&pa, &a, maat_sbuffer_write);
+    msgpack_packer_init(&pb, &b, maat_sbuffer_write);
+    int same = p->rules->encode_action(p->game, &want, &pa) == 0 &&
+               p->rules->encode_action(p->game, &got, &pb) == 0 &&
+               a.size == b.size && memcmp(a.data, b.data, a.size) == 0;
+    msgpack_sbuffer_destroy(&a);
+    msgpack_sbuffer_destroy(&b);
+    return same;
+}
+
 /* --verbose: the decision as recorded, then the position it led to. */
 static void show_step(FILE *report, const maat_playback *p, json_t *d)
 {
@@ -109,6 +219,12 @@ int maat_record_verify(const char *path, const char *deck, FILE *report,
         fprintf(report, "-- the deal --\n%s", text ? text : "");
         free(text);
     }
+    compare_faults(report, &n, p.rec, p.seats);
+    /* the default policy's draws, seeded as the referee seeds them */
+    maat_seed key;
+    maat_rng rng;
+    maat_seed_derive(&key, &p.seed, "policy");
+    maat_rng_seed(&rng, &key);
     while (p.next < json_array_size(p.decisions)) {
         size_t i = p.next;
         json_t *d = json_array_get(p.decisions, i);
@@ -126,6 +242,12 @@ int maat_record_verify(const char *path, const char *deck, FILE *report,
             diff(report, &n, "decision %zu: record says a '%s' decision, "
                  "rules say '%s'", i, kind ? kind : "?",
                  r->decision_names[want.kind]);
+        const char *by = json_string_value(json_object_get(d, "by"));
+        if (by && !strcmp(by, "default") && seat == want.seat &&
+            !default_matches(&p, &rng))
+            diff(report, &n, "decision %zu: the record says the default "
+                 "policy played it, but that is not the action it plays "
+                 "there", i);
         maat_error e = {0};
         if (maat_playback_step(&p, NULL, &e)) {
             diff(report, &n, "decision %zu: the rules refuse the recorded "

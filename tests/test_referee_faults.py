@@ -554,6 +554,58 @@ def sigterm(tmp, label, hargs, ready_suffix, extra, sig=signal.SIGTERM):
         kill_marked(tag)
 
 
+def tampered(tmp):
+    """--verify took each seat's `out` from the record and checked nothing
+    about faults or `by` (review of 2026-11-28: the winner marked out and
+    ranked last, or the faulty seats' `out` cleared, verified).  Now a
+    seat is out only after a fault, every decision of an out seat after
+    its last fault is the default policy's, a default move of a seat that
+    is not out has a fault there, and a default move is the one the seeded
+    policy plays.  Each edit below of a genuine record is refused."""
+    r = run_match(tmp, 'tampered', [('rnd0', None), ('hostile-illegal',
+                  ['--mode', 'illegal', '--after', '2', '--seed', '9']),
+                  ('rnd2', None)])
+    if not check(r.rec is not None and any(x['out'] for x in
+                                           r.rec['result']),
+                 'tampered: a genuine record with a seat out'):
+        return
+    rec = r.rec
+    hseat = 1
+    clean = [d for d in rec['decisions'] if d['seat'] == 0]
+    dflt = [d for d in rec['decisions'] if d['seat'] == hseat and
+            d['by'] == 'default']
+
+    def edit(label, change, want_rc=3, raw=None):
+        path = os.path.join(tmp, 'tampered-%s.json' % label.replace(' ', '-'))
+        t = json.loads(json.dumps(rec))
+        change(t)
+        with open(path, 'w') as f:
+            f.write(raw(json.dumps(t)) if raw else json.dumps(t))
+        p = subprocess.run([REFEREE, '--verify', path], capture_output=True,
+                           text=True, timeout=60)
+        check(p.returncode == want_rc, 'tampered: %s is refused (exit %d)'
+              % (label, want_rc), 'exit %d: %s' % (p.returncode,
+                                                  short(p.stdout + p.stderr)))
+
+    def winner_out(t):
+        top = min(range(3), key=lambda s: t['result'][s]['rank'])
+        t['result'][top]['out'] = True
+    edit('a clean seat marked out', winner_out)
+
+    def unout(t):
+        for x in t['result']:
+            x['out'] = False
+            x['rank'] = x['game_rank']
+    edit('the faulty seat not out', unout)
+    edit('its faults dropped', lambda t: t.update(faults=[]))
+    edit('a bot move called the default', lambda t: t['decisions'][
+        rec['decisions'].index(clean[0])].update(by='default'))
+    edit('a default move called the bot', lambda t: t['decisions'][
+        rec['decisions'].index(dflt[-1])].update(by='bot'))
+    edit('a second faults key', lambda t: None, want_rc=2,
+         raw=lambda text: text[:-1] + ', "faults": []}')
+
+
 def main():
     for exe in (REFEREE, HOSTILE, RANDOM):
         if not os.access(exe, os.X_OK):
@@ -570,6 +622,7 @@ def main():
         stubborn(tmp)
         steal(tmp)
         options(tmp)
+        tampered(tmp)
         sigterm(tmp, 'waiting-for-hello', ['--mode', 'sleepy-hello'], '.pid',
                 ['--hello-time', '60000'])
         sigterm(tmp, 'mid-game',
