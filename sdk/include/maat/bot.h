@@ -53,6 +53,10 @@
 
 #include "maat/game.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct maat_bot_turn {
     const maat_rules *rules;
     int seat;
@@ -60,13 +64,20 @@ typedef struct maat_bot_turn {
     /* the raw observation, valid during the call only; NULL when the
      * request had none (versions 2 and 3, see above) */
     const msgpack_object *observation;
-    const maat_action *legal;          /* the legal actions, decoded */
+    /* the legal actions, decoded: valid during the call only (the next
+     * request reuses the array); copy what you keep */
+    const maat_action *legal;
     int n_legal;
     int64_t time_left_ms; /* for this decision, including any bank */
     int64_t bank_ms;
     maat_rng rng;      /* seeded per bot and decision; use freely */
-    const maat_setup *setup; /* the components the referee announced */
-    const maat_view *view;   /* what this seat has seen this game */
+    /* the components the referee announced: valid until maat_bot_run
+     * returns (games and samples made from it must not outlive that) */
+    const maat_setup *setup;
+    /* what this seat has seen this game: valid during the call only (the
+     * next request updates it, a new game replaces it); a sampled game
+     * (maat_bot_sample) is yours and outlives it */
+    const maat_view *view;
     maat_action action; /* write your answer here */
 } maat_bot_turn;
 
@@ -106,5 +117,9 @@ uint64_t maat_bot_token_seed(const char *token);
  * --full-observation, --protocol N, --help. */
 int maat_bot_main(const char *name, maat_bot_act_fn act, void *user,
                   int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,10 @@
 #ifndef MAAT_ERROR_H
 #define MAAT_ERROR_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 enum {
     MAAT_OK = 0,
     MAAT_EINVAL = 1,   /* bad argument or option */
@@ -29,5 +33,9 @@ typedef struct maat_error {
 int maat_error_set(maat_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 const char *maat_error_name(int code);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -49,6 +49,10 @@
 #include "maat/error.h"
 #include "maat/rng.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define MAAT_MAX_SEATS 8
 #define MAAT_ACTION_ARGS 7
 #define MAAT_EVENT_ARGS 6
@@ -243,5 +247,9 @@ void maat_rank_scores(maat_score *s, int seats);
 /* Options helpers: the value of `key` or NULL. */
 const char *maat_options_get(const maat_options *o, const char *key);
 int maat_options_set(maat_options *o, const char *key, const char *value);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,8 +9,16 @@
 
 #include "maat/game.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Pick a uniformly random legal action; MAAT_ESTATE when the game is over. */
 int maat_policy_random(const maat_rules *r, const maat_game *g, maat_rng *rng,
                        maat_action *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -26,6 +26,10 @@
 #ifndef MAAT_PROTOCOL_H
 #define MAAT_PROTOCOL_H
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* The base version: every referee speaks it, and bots written from the
  * docs alone (sample-bots/python/random_bot.py) offer it. */
 #define MAAT_PROTOCOL_VERSION 1
@@ -53,5 +57,9 @@
 #define MAAT_MAX_BOT_MESSAGE 65536
 /* Largest message the referee sends (bots may cap their socket with it). */
 #define MAAT_MAX_REFEREE_MESSAGE (4 << 20)
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -25,6 +25,10 @@
 
 #include "maat/error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define MAAT_SEED_BYTES 32
 #define MAAT_SEED_TEXT 65 /* 64 hex digits and the NUL */
 
@@ -120,5 +124,9 @@ inline uint32_t maat_rng_below(maat_rng *r, uint32_t n)
 /* Fisher-Yates shuffle of n bytes / ints, from the last index down. */
 void maat_rng_shuffle_u8(maat_rng *r, uint8_t *a, int n);
 void maat_rng_shuffle_int(maat_rng *r, int *a, int n);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
