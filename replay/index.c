@@ -41,6 +41,61 @@ static int find_record(const maat_ladder_game *g, const char *ladder_dir,
     return access(out, R_OK) == 0;
 }
 
+/* Is `record` the record of the ladder line's game: the same game, match,
+ * game index, bots by seat and scores?  When not, why, in `why`.  (A
+ * record beside the ladder can be another game's: a file copied over, a
+ * match played again; its page would show another game under this id.) */
+static int record_matches(const maat_ladder_game *g, const char *record,
+                          char *why, size_t len)
+{
+    json_error_t je;
+    json_t *rec = json_load_file(record, JSON_REJECT_DUPLICATES, &je);
+    const char *game = json_string_value(json_object_get(rec, "game"));
+    const char *match = json_string_value(json_object_get(rec, "match"));
+    const char *want_match = json_string_value(json_object_get(g->line,
+                                                               "match"));
+    json_t *result = json_object_get(rec, "result");
+    int ok = 0;
+    if (!rec)
+        snprintf(why, len, "not readable: %s", je.text);
+    else if (!game || strcmp(game, g->game))
+        snprintf(why, len, "its game is '%.40s', the line's '%s'",
+                 game ? game : "?", g->game);
+    else if (!match || !want_match || strcmp(match, want_match) ||
+             json_integer_value(json_object_get(rec, "game_index")) !=
+                 json_integer_value(json_object_get(g->line, "game_index")))
+        snprintf(why, len, "it is game %lld of match '%.40s', the line is "
+                 "game %lld of '%.40s'",
+                 (long long)json_integer_value(json_object_get(rec,
+                                                               "game_index")),
+                 match ? match : "?",
+                 (long long)json_integer_value(json_object_get(g->line,
+                                                               "game_index")),
+                 want_match ? want_match : "?");
+    else if ((int)json_array_size(result) != g->seats)
+        snprintf(why, len, "it has %zu seats, the line %d",
+                 json_array_size(result), g->seats);
+    else {
+        ok = 1;
+        for (int s = 0; s < g->seats && ok; s++) {
+            json_t *e = json_array_get(result, (size_t)s);
+            const char *bot = json_string_value(json_object_get(e, "bot"));
+            ok = bot && !strcmp(bot, g->bot[s]) &&
+                 json_integer_value(json_object_get(e, "score")) ==
+                     g->score[s];
+            if (!ok)
+                snprintf(why, len, "seat %d: the record has %.40s with %lld "
+                         "points, the line %s with %d", s, bot ? bot : "?",
+                         (long long)json_integer_value(json_object_get(e,
+                                                                "score")),
+                         g->bot[s], g->score[s]);
+        }
+    }
+    json_decref(rec);
+    maat_text_sanitize(why);
+    return ok;
+}
+
 /* The replay of one game beside the index; 0 when written. */
 static int write_replay(const maat_ladder_game *g, const char *record,
                         const char *ladder_dir, const char *page,
@@ -138,7 +193,11 @@ int maat_replay_index(const char *ladder, const char *records,
             snprintf(href, sizeof href, "%s.html", g->id);
             snprintf(page, sizeof page, "%s/%s", out_dir, href);
             maat_error e = {0, ""};
-            if (write_replay(g, record, ladder_dir, page, &e) == 0) {
+            char why[400];
+            if (!record_matches(g, record, why, sizeof why))
+                fprintf(stderr, "maat-replay: %s: %s is not this game's "
+                        "record (%s): not linked\n", g->id, record, why);
+            else if (write_replay(g, record, ladder_dir, page, &e) == 0) {
                 link = href;
                 (*replays)++;
             } else {

@@ -270,24 +270,32 @@ def test_index(tmp):
                     ["--match-id", "m%d" % i, "--ladder", ladder] +
                     sum([["--bot", "b%d=%s" % (s, RANDOM)] for s in range(seats)], []))
     with open(ladder) as f:
-        line = json.loads(f.readline())
+        lines = [json.loads(l) for l in f]
+    line = lines[0]
     with open(os.path.join(d, "seat0.log"), "w") as f:
         f.write("0\tfrom the named log\n")
-    named = dict(line, id="named-0", record="records/m1-0.json",
+    named = dict(lines[1], id="named-0", record="records/m1-0.json",
                  logs=["seat0.log", "/etc/passwd"])
     outside = dict(line, id="outside-0", record="../outside.json")
+    # another game's record named by a line (review of 2026-11-28: its
+    # page showed that game under this id, with no warning)
+    wrong = dict(lines[2], id="wrong-0", record="records/m1-0.json")
     line["id"] = "../evil"
     line["bots"][0] = "<b>bold</b>"
     with open(os.path.join(tmp, "outside.json"), "w") as f:
         f.write(open(os.path.join(recs, "m0-0.json")).read())
     with open(ladder, "a") as f:
-        for l in (line, named, outside):
+        for l in (line, named, outside, wrong):
             f.write(json.dumps(l) + "\n")
     out = os.path.join(d, "site", "index.html")
     os.makedirs(os.path.dirname(out))
     r = run([REPLAY, "--index", ladder, "--records", recs, "-o", out])
-    check(r.returncode == 0 and "6 games, 4 with a replay" in r.stderr,
+    check(r.returncode == 0 and "7 games, 4 with a replay" in r.stderr,
           "--index: exit %d %s" % (r.returncode, r.stderr))
+    check("wrong-0: " in r.stderr and "is not this game's record" in r.stderr
+          and not os.path.exists(os.path.join(d, "site", "wrong-0.html")),
+          "index: another game's record is not linked, and the reason is "
+          "given (%s)" % r.stderr.strip()[-300:])
     html = open(out).read() if os.path.exists(out) else ""
     for i in range(3):
         page = os.path.join(d, "site", "m%d-0.html" % i)
