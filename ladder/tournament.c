@@ -859,6 +859,68 @@ static int lock_run(const maat_tournament *t, maat_error *err)
     return fd;
 }
 
+/* The lines already in the ladder under this tournament's ids must be its
+ * own games: dealt from its seed (or key) and played by the bots of its
+ * lineup.  Another tournament of the same name (the default name is
+ * "tournament") with another seed or other bots would otherwise have its
+ * games counted as this one's, and this one's never played (a review of
+ * 2026-11-28: "8 of 8 matches already in ladder.jsonl", exit 0). */
+static int check_own_lines(const maat_tournament *t, const maat_ladder *l,
+                           maat_error *err)
+{
+    maat_seed key;
+    int rc = t->seed[0] ? maat_seed_parse(&key, t->seed, err)
+                        : maat_seed_key_file(&key, t->key_file, err);
+    if (rc)
+        return rc;
+    for (int i = 0; i < t->matches; i++) {
+        char id[96], gid[112], label[32], want[MAAT_SEED_TEXT];
+        maat_tournament_match_id(t, i, id, sizeof id);
+        maat_seed match, deal;
+        maat_seed_derive(&match, &key, id);
+        int lineup[MAAT_MAX_SEATS], known = !maat_tournament_lineup(t, i,
+                                                                   lineup);
+        for (int k = 0; k < games_per_match(t); k++) {
+            snprintf(gid, sizeof gid, "%s-%d", id, k);
+            const maat_ladder_game *g = maat_ladder_find(l, gid);
+            if (!g)
+                continue;
+            int remote = 0, strangers = 0;
+            for (int s = 0; s < g->seats; s++) {
+                int b = 0;
+                while (b < t->n_bots && strcmp(t->bots[b].name, g->bot[s]))
+                    b++;
+                remote |= b < t->n_bots && t->bots[b].token != NULL;
+                int in = b < t->n_bots && !known;
+                for (int q = 0; known && q < t->seats; q++)
+                    in |= lineup[q] == b;
+                strangers += !in;
+            }
+            deal = match; /* game k: the referee's --same-deal or not */
+            if (k > 0 && !(t->duplicate && !remote)) {
+                snprintf(label, sizeof label, "game %d", k);
+                maat_seed_derive(&deal, &match, label);
+            }
+            maat_seed_format(&deal, want);
+            const char *have = json_string_value(json_object_get(g->line,
+                                                                 "seed"));
+            if (!have || strcmp(have, want) || strangers || g->seats !=
+                t->seats)
+                return maat_error_set(err, MAAT_EINVAL, "%s: game %s was "
+                                      "not played by this tournament (%s): "
+                                      "another tournament named '%s' has "
+                                      "games in this file; give this one "
+                                      "another \"name\", or another "
+                                      "\"ladder\"", t->ladder, gid,
+                                      strangers || g->seats != t->seats
+                                          ? "other bots"
+                                          : "another seed or key",
+                                      t->name);
+        }
+    }
+    return MAAT_OK;
+}
+
 static int run_locked(const maat_tournament *t, const maat_run_options *o,
                       maat_error *err)
 {
@@ -882,6 +944,9 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
     if (rc)
         goto out;
     f.at_start = f.l.count;
+    rc = check_own_lines(t, &f.l, err);
+    if (rc)
+        goto out;
     if (t->games_dir && mkdir(t->games_dir, 0755) != 0 && errno != EEXIST) {
         rc = maat_error_set(err, MAAT_EIO, "%s: cannot make the directory "
                             "for the games' records and logs: %s",

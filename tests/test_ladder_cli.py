@@ -350,6 +350,22 @@ rc, out, err = ladder("run", conf)
 check(rc == 0 and "8 of 8 matches already" in err, f"a complete tournament plays nothing ({err.strip()[:200]})")
 games3, _ = read_ladder(lad)
 check(len(games3) == len(games2), "... and appends nothing")
+# another tournament of the same name on that file, with a seed of its own
+# (or other bots): its games are not this one's (a review of 2026-11-28:
+# "8 of 8 matches already", exit 0, none of its games played)
+other = os.path.join(work, "other")
+os.makedirs(other)
+for label, fields in (("another seed", dict(seed=99)),
+                      ("other bots", dict(bots=bots(("random", RANDOM), ("greedy2", GREEDY)),
+                                          seed=None))):
+    conf2 = write_config(other, "res", seats=2, matches=8, ladder=lad,
+                         **{k: v for k, v in dict(fields, bots=fields.get(
+                             "bots", bots(*RG))).items() if v is not None})
+    rc, out, err = ladder("run", conf2)
+    check(rc == 2 and "not played by this tournament" in err and
+          "'res'" in err and read_ladder(lad)[0] == games3,
+          f"a same-named tournament with {label} is refused, the ladder "
+          f"untouched ({rc}: {err.strip()[:300]})")
 
 # ---- SIGINT with --jobs 2, then resume ------------------------------------
 marker = f"maatintr{os.getpid()}"
