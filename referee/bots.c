@@ -320,11 +320,30 @@ void match_check_processes(match *m)
             }
             /* killed by the kernel at --limit-mem: say so, or it reads
              * as a bot that crashed on its own */
-            char oom[96] = "";
+            char oom[200] = "";
+            /* a sandboxed bot's signal comes back from bubblewrap as an
+             * exit status of 128 + N */
+            int sig = WIFSIGNALED(status) ? WTERMSIG(status)
+                      : m->c->sandbox && WIFEXITED(status) &&
+                        WEXITSTATUS(status) > 128 &&
+                        WEXITSTATUS(status) < 128 + 65
+                          ? WEXITSTATUS(status) - 128 : 0;
+            uint64_t machine_ooms = sig == SIGKILL ?
+                maat_proc_machine_oom_kills() - m->machine_ooms : 0;
             if (maat_proc_oom_kills(b->proc))
                 snprintf(oom, sizeof oom, " (out of memory: all its "
                          "processes reached --limit-mem %llu MB)",
                          (unsigned long long)(m->c->limits.memory >> 20));
+            else if (machine_ooms)
+                snprintf(oom, sizeof oom, " (killed by signal 9: the "
+                         "kernel's out-of-memory killer killed %llu "
+                         "process%s on this machine during the match, which "
+                         "ran out of memory, not necessarily for this bot)",
+                         (unsigned long long)machine_ooms,
+                         machine_ooms == 1 ? "" : "es");
+            else if (sig && !WIFSIGNALED(status))
+                snprintf(oom, sizeof oom, " (killed by signal %d, %s)", sig,
+                         strsignal(sig));
             snprintf(b->dead_detail, sizeof b->dead_detail,
                      "the bot process %s%s%s%s", how, oom,
                      *head ? " before saying hello; its output began: " : "",

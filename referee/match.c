@@ -646,6 +646,7 @@ int maat_match_run(const maat_match_config *c, maat_error *err)
     }
     if (c->sandbox)
         match_sandbox_hides(m);
+    m->machine_ooms = maat_proc_machine_oom_kills();
     rc = match_start_bots(m, err);
     if (rc)
         goto out;

@@ -130,6 +130,7 @@ typedef struct match {
     int sigfd;
     sigset_t oldmask;
     int mask_set; /* oldmask holds the mask to restore */
+    uint64_t machine_ooms; /* the machine's OOM kills when the match began */
     maat_fair_watch fair_self; /* the referee's threads' schedstat files */
     int interrupted;
     maat_setup *setup;

@@ -999,6 +999,19 @@ uint64_t maat_proc_cpu_ns(maat_proc *p)
     return timeval_ns(p->ru.ru_utime) + timeval_ns(p->ru.ru_stime);
 }
 
+uint64_t maat_proc_machine_oom_kills(void)
+{
+    char buf[8192];
+    int fd = open("/proc/vmstat", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    buf[n > 0 ? n : 0] = 0;
+    const char *at = strstr(buf, "\noom_kill ");
+    return at ? strtoull(at + 10, NULL, 10) : 0;
+}
+
 void maat_proc_describe_exit(int status, char *buf, size_t len)
 {
     if (!buf || len == 0)

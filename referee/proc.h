@@ -158,6 +158,10 @@ int maat_proc_set_log(maat_proc *p, const char *log_path, maat_error *err);
 uint64_t maat_proc_output_bytes(const maat_proc *p);
 uint64_t maat_proc_dropped_bytes(const maat_proc *p);
 
+/* How many processes the kernel's out-of-memory killer has killed on this
+ * machine since it booted (/proc/vmstat oom_kill; 0 when unknown). */
+uint64_t maat_proc_machine_oom_kills(void);
+
 /* Has the main process exited?  Non-blocking (waitid WNOHANG).  Returns 1
  * and fills *status (waitpid format) once it has; 0 while it runs.  Found
  * dead, the process is reaped after its group is killed (what is left of

@@ -404,6 +404,19 @@ with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
 # working afterwards (here: it works for the check, not with the start
 # gate) makes each referee exit 5: the league says the machine failed,
 # pauses, and does not fail the new entry whose validation match it was.
+# A sandboxed bot killed by a signal: bubblewrap reports it as an exit
+# status of 128 + N, which the fault read as a plain "exited with status
+# 137" (review of 2026-11-28): it now names the signal.
+with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
+    logs, rec = os.path.join(d, "logs"), os.path.join(d, "killed.json")
+    p = boxed_match(["killed=/bin/sh -c 'kill -9 $$'", f"plain={RANDOM}"],
+                    logs, rec)
+    faults = json.load(open(rec))["faults"] if os.path.exists(rec) else []
+    check(p.returncode == 0 and len(faults) == 1 and
+          "killed by signal 9" in faults[0]["detail"],
+          f"a sandboxed bot killed by SIGKILL: the fault names the signal "
+          f"({[f['detail'] for f in faults]!r})")
+
 with tempfile.TemporaryDirectory(dir=os.environ.get("MAAT_BUILD_ROOT")) as d:
     league = os.path.join(d, "lg")
     env = fake_bwrap(d, "case \"$*\" in *--block-fd*) echo 'bwrap: No "
