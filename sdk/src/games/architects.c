@@ -43,7 +43,7 @@ static const char *const score_parts[] = {"structure", "chambers",
 static inline void emit(maat_events *ev, int kind, int seat, int a0, int a1,
                         int a2, int a3)
 {
-    maat_wire_emit(ev, &arc_wire_events, kind, seat, a0, a1, a2, a3);
+    maat_wire_emit(ev, &maat_arc_wire_events, kind, seat, a0, a1, a2, a3);
 }
 
 /* ---- setup ---------------------------------------------------------- */
@@ -58,9 +58,9 @@ static maat_setup *setup_new(const maat_options *opt, maat_error *err)
         return NULL;
     maat_kit_component c[3] = {
         {"stones", "stones", "architects-stones.txt", NULL, 0,
-         arc_parse_stones},
-        {"cards", "cards", "architects-cards.txt", NULL, 0, arc_parse_cards},
-        {"board", "board", "architects-board.txt", NULL, 0, arc_parse_board},
+         maat_arc_parse_stones},
+        {"cards", "cards", "architects-cards.txt", NULL, 0, maat_arc_parse_cards},
+        {"board", "board", "architects-board.txt", NULL, 0, maat_arc_parse_board},
     };
     c[0].ref = maat_arc_reference_stones(&c[0].ref_len);
     c[1].ref = maat_arc_reference_cards(&c[1].ref_len);
@@ -74,7 +74,7 @@ static maat_setup *setup_new(const maat_options *opt, maat_error *err)
         rc = maat_kit_component_load(&c[2], opt, &s->board, s->board_name,
                                      sizeof s->board_name, err);
     if (!rc)
-        rc = arc_setup_check(s, err);
+        rc = maat_arc_setup_check(s, err);
     if (rc)
         maat_kit_setup_destroy(&s);
     return s;
@@ -555,7 +555,7 @@ maat_arc_state *maat_arc_state_mut(maat_game *g)
     return &g->st;
 }
 
-MAAT_KIT_FUNCS(arc_wire_actions, arc_wire_events)
+MAAT_KIT_FUNCS(maat_arc_wire_actions, maat_arc_wire_events)
 
 const maat_rules maat_architects_rules = {
     .name = "architects",
@@ -568,18 +568,18 @@ const maat_rules maat_architects_rules = {
     .n_event_kinds = MAAT_ARC_EV_KINDS,
     .score_parts = score_parts,
     .n_score_parts = MAAT_ARC_S_PARTS,
-    MAAT_KIT_ENTRIES(arc_wire_actions, arc_wire_events),
+    MAAT_KIT_ENTRIES(maat_arc_wire_actions, maat_arc_wire_events),
     .setup_new = setup_new,
-    .setup_encode = arc_setup_encode,
+    .setup_encode = maat_arc_setup_encode,
     .game_new = game_new,
     .decision = decision,
     .is_over = is_over,
     .legal_actions = legal_actions,
     .apply = apply,
-    .scores = arc_scores,
-    .encode_observation = arc_encode_observation,
-    .render = arc_render,
-    .setup_decode = arc_setup_decode,
-    .view_update = arc_view_update,
-    .determinize = arc_determinize,
+    .scores = maat_arc_scores,
+    .encode_observation = maat_arc_encode_observation,
+    .render = maat_arc_render,
+    .setup_decode = maat_arc_setup_decode,
+    .view_update = maat_arc_view_update,
+    .determinize = maat_arc_determinize,
 };

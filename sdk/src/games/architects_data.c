@@ -7,7 +7,7 @@
  * (options stones=, cards=, board=).  The three formats are in
  * architects.h.  A file that breaks its format is refused with "file:line:
  * reason"; a file that fits its format but not the other two (too few
- * stones or cards for four full pyramids) is refused by arc_setup_check. */
+ * stones or cards for four full pyramids) is refused by maat_arc_setup_check. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -396,17 +396,17 @@ int maat_arc_board_parse(maat_arc_board *b, const char *text, size_t len,
 /* ---- files ---------------------------------------------------------- */
 
 /* The parsers as maat_kit_parse_fn (architects.c loads the components). */
-int arc_parse_stones(void *o, const char *t, size_t n, const char *name,
+int maat_arc_parse_stones(void *o, const char *t, size_t n, const char *name,
                      maat_error *err)
 {
     return maat_arc_stones_parse(o, t, n, name, err);
 }
-int arc_parse_cards(void *o, const char *t, size_t n, const char *name,
+int maat_arc_parse_cards(void *o, const char *t, size_t n, const char *name,
                     maat_error *err)
 {
     return maat_arc_cards_parse(o, t, n, name, err);
 }
-int arc_parse_board(void *o, const char *t, size_t n, const char *name,
+int maat_arc_parse_board(void *o, const char *t, size_t n, const char *name,
                     maat_error *err)
 {
     return maat_arc_board_parse(o, t, n, name, err);
@@ -415,20 +415,20 @@ int arc_parse_board(void *o, const char *t, size_t n, const char *name,
 int maat_arc_stones_load(maat_arc_stones *s, const char *path,
                          maat_error *err)
 {
-    return maat_kit_load(path, "stones", arc_parse_stones, s, err);
+    return maat_kit_load(path, "stones", maat_arc_parse_stones, s, err);
 }
 
 int maat_arc_cards_load(maat_arc_cards *c, const char *path, maat_error *err)
 {
-    return maat_kit_load(path, "cards", arc_parse_cards, c, err);
+    return maat_kit_load(path, "cards", maat_arc_parse_cards, c, err);
 }
 
 int maat_arc_board_load(maat_arc_board *b, const char *path, maat_error *err)
 {
-    return maat_kit_load(path, "board", arc_parse_board, b, err);
+    return maat_kit_load(path, "board", maat_arc_parse_board, b, err);
 }
 
-int arc_setup_check(const maat_setup *s, maat_error *err)
+int maat_arc_setup_check(const maat_setup *s, maat_error *err)
 {
     const maat_arc_board *b = &s->board;
     int need = MAAT_ARC_MAX_SEATS * b->n_large;

@@ -24,7 +24,7 @@ struct maat_game {
 /* The view (architects_view.c): the latest observation is everything
  * (kept up to date from the events between observations).  Its state is
  * also a game's, so the rules' legal_actions reads it as it is
- * (arc_view_legal_actions). */
+ * (maat_arc_view_legal_actions). */
 struct maat_view {
     maat_kit_view kit;
     union {
@@ -34,7 +34,7 @@ struct maat_view {
     int card_open; /* following events: a card's draws may go on */
 };
 
-extern const maat_wire arc_wire_actions, arc_wire_events;
+extern const maat_wire maat_arc_wire_actions, maat_arc_wire_events;
 
 /* A state's pointers into its setup. */
 static inline void arc_attach(maat_arc_state *st, const maat_setup *s)
@@ -98,32 +98,32 @@ static inline int arc_next_turn(maat_arc_state *st)
 
 /* Checks that the three files fit together (enough stones and cards for a
  * full 4-seat game); MAAT_EFORMAT naming the file otherwise. */
-int arc_setup_check(const maat_setup *s, maat_error *err);
+int maat_arc_setup_check(const maat_setup *s, maat_error *err);
 
 /* The component parsers as maat_kit_parse_fn (architects_data.c). */
-int arc_parse_stones(void *out, const char *text, size_t len,
+int maat_arc_parse_stones(void *out, const char *text, size_t len,
                      const char *name, maat_error *err);
-int arc_parse_cards(void *out, const char *text, size_t len,
+int maat_arc_parse_cards(void *out, const char *text, size_t len,
                     const char *name, maat_error *err);
-int arc_parse_board(void *out, const char *text, size_t len,
+int maat_arc_parse_board(void *out, const char *text, size_t len,
                     const char *name, maat_error *err);
 
 /* wire: the msgpack side (architects_wire.c) */
-int arc_setup_encode(const maat_setup *s, msgpack_packer *pk);
-maat_setup *arc_setup_decode(const msgpack_object *o, maat_error *err);
-int arc_encode_observation(const maat_game *g, int seat, msgpack_packer *pk);
+int maat_arc_setup_encode(const maat_setup *s, msgpack_packer *pk);
+maat_setup *maat_arc_setup_decode(const msgpack_object *o, maat_error *err);
+int maat_arc_encode_observation(const maat_game *g, int seat, msgpack_packer *pk);
 
 /* view: the bot side of hidden information (architects_view.c) */
-int arc_view_update(maat_view *v, const msgpack_object *events,
+int maat_arc_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err);
-int arc_view_legal_actions(const maat_view *v, maat_action *out, int cap);
-#define MAAT_KIT_VIEW_LEGAL arc_view_legal_actions
-maat_game *arc_determinize(const maat_view *v, maat_rng *rng,
+int maat_arc_view_legal_actions(const maat_view *v, maat_action *out, int cap);
+#define MAAT_KIT_VIEW_LEGAL maat_arc_view_legal_actions
+maat_game *maat_arc_determinize(const maat_view *v, maat_rng *rng,
                            maat_error *err);
 
-void arc_scores(const maat_game *g, maat_score *out);
+void maat_arc_scores(const maat_game *g, maat_score *out);
 
 /* render: the state as text (architects_render.c) */
-int arc_render(const maat_game *g, int seat, char *buf, size_t cap);
+int maat_arc_render(const maat_game *g, int seat, char *buf, size_t cap);
 
 #endif

@@ -102,7 +102,7 @@ static void next_draws(maat_text *t, const char *what, const uint8_t *order,
         maat_text_add(t, " -");
 }
 
-int arc_render(const maat_game *g, int seat, char *buf, size_t cap)
+int maat_arc_render(const maat_game *g, int seat, char *buf, size_t cap)
 {
     const maat_arc_state *st = &g->st;
     const maat_arc_board *b = st->board;

@@ -248,7 +248,7 @@ void maat_arc_score_all(const maat_arc_state *st, maat_score *out)
     }
 }
 
-void arc_scores(const maat_game *g, maat_score *out)
+void maat_arc_scores(const maat_game *g, maat_score *out)
 {
     maat_arc_score_all(&g->st, out);
 }

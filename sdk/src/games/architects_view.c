@@ -543,7 +543,7 @@ static int follow(maat_view *v, const msgpack_object *events,
     for (uint32_t i = 0; !rc && i < events->via.array.size; i++) {
         int kind, seat;
         int32_t a[MAAT_ACTION_ARGS];
-        rc = maat_wire_decode(&arc_wire_events, &events->via.array.ptr[i],
+        rc = maat_wire_decode(&maat_arc_wire_events, &events->via.array.ptr[i],
                               &kind, &seat, a, err);
         if (!rc)
             rc = follow_event(v, kind, seat, a, err);
@@ -561,7 +561,7 @@ static int follow(maat_view *v, const msgpack_object *events,
     return rc;
 }
 
-int arc_view_update(maat_view *v, const msgpack_object *events,
+int maat_arc_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err)
 {
     if (!observation)
@@ -595,7 +595,7 @@ static int unseen(const uint8_t *mark, int n, uint8_t *out, maat_rng *rng)
  * piece a decision chooses from is public (the common spaces, the stone
  * taken, the pyramid's free spaces, the hand, the face-up cards); only
  * the order of the supply, the bag and the pile is hidden. */
-int arc_view_legal_actions(const maat_view *v, maat_action *out, int cap)
+int maat_arc_view_legal_actions(const maat_view *v, maat_action *out, int cap)
 {
     if (!v->kit.has_observation ||
         (v->obs.phase != MAAT_ARC_OVER && v->obs.to_move != v->kit.seat))
@@ -603,7 +603,7 @@ int arc_view_legal_actions(const maat_view *v, maat_action *out, int cap)
     return maat_architects_rules.legal_actions(&v->as_game, out, cap);
 }
 
-maat_game *arc_determinize(const maat_view *v, maat_rng *rng,
+maat_game *maat_arc_determinize(const maat_view *v, maat_rng *rng,
                            maat_error *err)
 {
     maat_game *g = maat_kit_determinize_begin(&v->kit, err);

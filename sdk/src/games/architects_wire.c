@@ -81,8 +81,8 @@ static const maat_wire_kind events[] = {
     {MAAT_W_KIND("end", MAAT_ARC_EV_END)},
 };
 
-const maat_wire arc_wire_actions = MAAT_W_ACTIONS(actions);
-const maat_wire arc_wire_events = MAAT_W_EVENTS(events);
+const maat_wire maat_arc_wire_actions = MAAT_W_ACTIONS(actions);
+const maat_wire maat_arc_wire_events = MAAT_W_EVENTS(events);
 
 static void pack_id_or_nil(msgpack_packer *pk, int v)
 {
@@ -130,7 +130,7 @@ static void pack_piece_pair(msgpack_packer *pk, const maat_arc_board *b,
     maat_pack_str(pk, name);
 }
 
-int arc_setup_encode(const maat_setup *s, msgpack_packer *pk)
+int maat_arc_setup_encode(const maat_setup *s, msgpack_packer *pk)
 {
     const maat_arc_stones *st = &s->stones;
     const maat_arc_board *b = &s->board;
@@ -346,7 +346,7 @@ static int decode_board(const msgpack_object *o, text *t)
     return pairs(b, "spots", "spot", t) && pairs(b, "touch", "touch", t);
 }
 
-maat_setup *arc_setup_decode(const msgpack_object *o, maat_error *err)
+maat_setup *maat_arc_setup_decode(const msgpack_object *o, maat_error *err)
 {
     maat_setup *s = MAAT_KIT_SETUP_NEW("architects", err);
     text t[3];
@@ -457,7 +457,7 @@ static void pack_player(msgpack_packer *pk, const maat_arc_state *st,
     maat_wire_map_end(&m);
 }
 
-int arc_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
+int maat_arc_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
 {
     const maat_arc_state *st = &g->st;
     const maat_arc_board *b = st->board;

@@ -32,7 +32,7 @@ static const char *const score_parts[] = {
 static inline void emit(maat_events *ev, int kind, int seat, int a0, int a1,
                         int a2)
 {
-    maat_wire_emit(ev, &pyr_wire_events, kind, seat, a0, a1, a2, 0);
+    maat_wire_emit(ev, &maat_pyr_wire_events, kind, seat, a0, a1, a2, 0);
 }
 
 /* ---- setup ---------------------------------------------------------- */
@@ -44,7 +44,7 @@ static maat_setup *setup_new(const maat_options *opt, maat_error *err)
         return NULL;
     maat_setup *s = MAAT_KIT_SETUP_NEW("pyramids", err);
     maat_kit_component deck = {"deck", "deck", "pyramids-deck.txt", NULL, 0,
-                               pyr_parse_deck};
+                               maat_pyr_parse_deck};
     deck.ref = maat_pyr_reference_deck_text(&deck.ref_len);
     if (s && maat_kit_component_load(&deck, opt, &s->deck, s->deck_name,
                                      sizeof s->deck_name, err))
@@ -173,14 +173,14 @@ static int next_pair(maat_pyr_state *st, maat_events *ev)
 }
 
 /* Inlined into the GOD enumeration and check below; the exported
- * pyr_tile_available is the same test for pyramids_wire.c. */
+ * maat_pyr_tile_available is the same test for pyramids_wire.c. */
 static inline int tile_available(const maat_pyr_state *st, int tile)
 {
     return tile >= 1 && tile <= pyr_tiles(st->seats) &&
            tile != st->set_aside && st->tile_owner[tile] < 0;
 }
 
-int pyr_tile_available(const maat_pyr_state *st, int tile)
+int maat_pyr_tile_available(const maat_pyr_state *st, int tile)
 {
     return tile_available(st, tile);
 }
@@ -1032,7 +1032,7 @@ maat_pyr_state *maat_pyr_state_mut(maat_game *g)
     return &g->st;
 }
 
-MAAT_KIT_FUNCS(pyr_wire_actions, pyr_wire_events)
+MAAT_KIT_FUNCS(maat_pyr_wire_actions, maat_pyr_wire_events)
 
 const maat_rules maat_pyramids_rules = {
     .name = "pyramids",
@@ -1045,18 +1045,18 @@ const maat_rules maat_pyramids_rules = {
     .n_event_kinds = MAAT_PYR_EV_KINDS,
     .score_parts = score_parts,
     .n_score_parts = MAAT_PYR_S_PARTS,
-    MAAT_KIT_ENTRIES(pyr_wire_actions, pyr_wire_events),
+    MAAT_KIT_ENTRIES(maat_pyr_wire_actions, maat_pyr_wire_events),
     .setup_new = setup_new,
-    .setup_encode = pyr_setup_encode,
+    .setup_encode = maat_pyr_setup_encode,
     .game_new = game_new,
     .decision = decision,
     .is_over = is_over,
     .legal_actions = legal_actions,
     .apply = apply,
-    .scores = pyr_scores,
-    .encode_observation = pyr_encode_observation,
-    .render = pyr_render,
-    .setup_decode = pyr_setup_decode,
-    .view_update = pyr_view_update,
-    .determinize = pyr_determinize,
+    .scores = maat_pyr_scores,
+    .encode_observation = maat_pyr_encode_observation,
+    .render = maat_pyr_render,
+    .setup_decode = maat_pyr_setup_decode,
+    .view_update = maat_pyr_view_update,
+    .determinize = maat_pyr_determinize,
 };

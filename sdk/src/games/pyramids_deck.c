@@ -100,7 +100,7 @@ int maat_pyr_deck_parse(maat_pyr_deck *d, const char *text, size_t len,
     return MAAT_OK;
 }
 
-int pyr_parse_deck(void *d, const char *text, size_t len, const char *name,
+int maat_pyr_parse_deck(void *d, const char *text, size_t len, const char *name,
                    maat_error *err)
 {
     return maat_pyr_deck_parse(d, text, len, name, err);
@@ -108,5 +108,5 @@ int pyr_parse_deck(void *d, const char *text, size_t len, const char *name,
 
 int maat_pyr_deck_load(maat_pyr_deck *d, const char *path, maat_error *err)
 {
-    return maat_kit_load(path, "deck", pyr_parse_deck, d, err);
+    return maat_kit_load(path, "deck", maat_pyr_parse_deck, d, err);
 }

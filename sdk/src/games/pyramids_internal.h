@@ -44,7 +44,7 @@ struct maat_view {
     int shown_valid;
 };
 
-extern const maat_wire pyr_wire_actions, pyr_wire_events;
+extern const maat_wire maat_pyr_wire_actions, maat_pyr_wire_events;
 
 /* Tiles in play: 1..4 with 2-3 seats, 1..5 with 4-5. */
 /* The next seat from st->cursor on (clockwise from the first player) that
@@ -88,7 +88,7 @@ static inline int pyr_may_both(int god, int seats)
     return god == MAAT_PYR_THOTH || (god == MAAT_PYR_SEKHMET && seats <= 3);
 }
 
-int pyr_tile_available(const maat_pyr_state *st, int tile);
+int maat_pyr_tile_available(const maat_pyr_state *st, int tile);
 
 /* A seat's pyramid as a bit mask: bit 7 * stage + i stands for
  * grid[stage][i] (position i - 3), set when a card is there.  The 28
@@ -109,7 +109,7 @@ static inline uint32_t pyr_occupied(const maat_pyr_seat *s)
  * maat/internal/pyramids.h): worked out from card[] by
  * maat_pyr_deck_derive (pyramids_score.c), which both readers of a deck
  * call as they finish, maat_pyr_deck_parse (pyramids_deck.c) and
- * pyr_setup_decode (pyramids_view.c).  A deck is never changed after
+ * maat_pyr_setup_decode (pyramids_view.c).  A deck is never changed after
  * that (states and setups hold it const), so it stays valid; a deck
  * filled by hand must call maat_pyr_deck_derive.  Nothing is derived in
  * maat_pyr_state: a seat's spots are made once and read once per round,
@@ -119,28 +119,28 @@ static inline uint32_t pyr_occupied(const maat_pyr_seat *s)
  * and test_pyramids_view.c (the SDK's decoded deck, byte for byte). */
 
 /* maat_pyr_deck_parse as a maat_kit_parse_fn (pyramids_deck.c) */
-int pyr_parse_deck(void *deck, const char *text, size_t len, const char *name,
+int maat_pyr_parse_deck(void *deck, const char *text, size_t len, const char *name,
                    maat_error *err);
 
 /* wire: the msgpack side (pyramids_wire.c) */
-int pyr_setup_encode(const maat_setup *s, msgpack_packer *pk);
-int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk);
-void pyr_scores(const maat_game *g, maat_score *out);
+int maat_pyr_setup_encode(const maat_setup *s, msgpack_packer *pk);
+int maat_pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk);
+void maat_pyr_scores(const maat_game *g, maat_score *out);
 
 /* render: the state as text (pyramids_render.c) */
-int pyr_render(const maat_game *g, int seat, char *buf, size_t cap);
+int maat_pyr_render(const maat_game *g, int seat, char *buf, size_t cap);
 
 /* view: the bot side of hidden information (pyramids_view.c) */
-maat_setup *pyr_setup_decode(const msgpack_object *o, maat_error *err);
-int pyr_view_update(maat_view *v, const msgpack_object *events,
+maat_setup *maat_pyr_setup_decode(const msgpack_object *o, maat_error *err);
+int maat_pyr_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err);
-maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
+maat_game *maat_pyr_determinize(const maat_view *v, maat_rng *rng,
                            maat_error *err);
 
 /* view_legal_actions (pyramids_view.c), which MAAT_KIT_ENTRIES puts in
  * the rules table: the rules' own legal_actions on the view's state (the
  * decision being the view's seat's, its hand is exact). */
-int pyr_view_legal_actions(const maat_view *v, maat_action *out, int cap);
-#define MAAT_KIT_VIEW_LEGAL pyr_view_legal_actions
+int maat_pyr_view_legal_actions(const maat_view *v, maat_action *out, int cap);
+#define MAAT_KIT_VIEW_LEGAL maat_pyr_view_legal_actions
 
 #endif

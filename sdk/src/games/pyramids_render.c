@@ -70,7 +70,7 @@ static void pyramid(maat_text *t, const maat_pyr_deck *d,
     }
 }
 
-int pyr_render(const maat_game *g, int seat, char *buf, size_t cap)
+int maat_pyr_render(const maat_game *g, int seat, char *buf, size_t cap)
 {
     const maat_pyr_state *st = &g->st;
     const maat_pyr_deck *d = st->deck;
@@ -88,7 +88,7 @@ int pyr_render(const maat_game *g, int seat, char *buf, size_t cap)
     maat_text_add(&t, "tiles free:");
     int free_tiles = 0;
     for (int k = 1; k <= 5 && !over; k++)
-        if (pyr_tile_available(st, k)) {
+        if (maat_pyr_tile_available(st, k)) {
             maat_text_add(&t, " %d %s", k, maat_pyr_god_names[k]);
             free_tiles++;
         }

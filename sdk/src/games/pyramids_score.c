@@ -295,7 +295,7 @@ void maat_pyr_score_all(const maat_pyr_state *st, maat_score *out)
     maat_rank_scores(out, st->seats);
 }
 
-void pyr_scores(const maat_game *g, maat_score *out)
+void maat_pyr_scores(const maat_game *g, maat_score *out)
 {
     maat_pyr_score_all(&g->st, out);
 }

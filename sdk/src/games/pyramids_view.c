@@ -312,7 +312,7 @@ int maat_pyr_observation_decode(const msgpack_object *o, maat_pyr_state *st,
 }
 
 /* The welcome's setup: {"deck_name": str, "deck": [[stones, glyph|nil]]} */
-maat_setup *pyr_setup_decode(const msgpack_object *o, maat_error *err)
+maat_setup *maat_pyr_setup_decode(const msgpack_object *o, maat_error *err)
 {
     const msgpack_object *deck = maat_msg_get(o, "deck");
     if (!deck || deck->type != MSGPACK_OBJECT_ARRAY ||
@@ -629,7 +629,7 @@ static int shows_own_cards_only(const maat_pyr_state *st, int me)
     return 1;
 }
 
-int pyr_view_update(maat_view *v, const msgpack_object *events,
+int maat_pyr_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *obs, maat_error *err)
 {
     int follow = !obs, rc = MAAT_OK;
@@ -653,7 +653,7 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
         int32_t a[MAAT_ACTION_ARGS];
         e2.code = 0;
         e2.msg[0] = '\0';
-        if (maat_wire_decode(&pyr_wire_events, &events->via.array.ptr[i],
+        if (maat_wire_decode(&maat_pyr_wire_events, &events->via.array.ptr[i],
                              &kind, &seat, a, &e2)) {
             /* with an observation a broken event only loses its step;
              * without, the view cannot follow */
@@ -705,7 +705,7 @@ int pyr_view_update(maat_view *v, const msgpack_object *events,
  * decisions read only what it sees (the tiles, the quarry, its own hand,
  * kept in the engine's order), and the view's state is the observation
  * the referee would send (tests/test_view_delta.c compares the lists). */
-int pyr_view_legal_actions(const maat_view *v, maat_action *out, int cap)
+int maat_pyr_view_legal_actions(const maat_view *v, maat_action *out, int cap)
 {
     if (!v->kit.has_observation ||
         (v->obs.phase != MAAT_PYR_OVER && v->obs.to_move != v->kit.seat))
@@ -783,7 +783,7 @@ static int replay_clashes(const uint8_t *seen, const uint8_t *hand, int hn,
     return 0;
 }
 
-maat_game *pyr_determinize(const maat_view *v, maat_rng *rng,
+maat_game *maat_pyr_determinize(const maat_view *v, maat_rng *rng,
                               maat_error *err)
 {
     maat_game *g = maat_kit_determinize_begin(&v->kit, err);

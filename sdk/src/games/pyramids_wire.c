@@ -68,8 +68,8 @@ static const maat_wire_kind events[] = {
     {MAAT_W_KIND("end", MAAT_PYR_EV_END)},
 };
 
-const maat_wire pyr_wire_actions = MAAT_W_ACTIONS(actions);
-const maat_wire pyr_wire_events = MAAT_W_EVENTS(events);
+const maat_wire maat_pyr_wire_actions = MAAT_W_ACTIONS(actions);
+const maat_wire maat_pyr_wire_events = MAAT_W_EVENTS(events);
 
 /* ---- the setup and the observation ------------------------------------ */
 
@@ -81,7 +81,7 @@ static void pack_cards(msgpack_packer *pk, const uint8_t *cards, int n)
     maat_wire_pack_u8s(pk, cards, (size_t)n);
 }
 
-int pyr_setup_encode(const maat_setup *s, msgpack_packer *pk)
+int maat_pyr_setup_encode(const maat_setup *s, msgpack_packer *pk)
 {
     /* The card faces by id -- public knowledge, never their order. */
     maat_pack_map(pk, 2);
@@ -116,7 +116,7 @@ static void pack_pyramid(msgpack_packer *pk, const maat_pyr_seat *s)
             }
 }
 
-int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
+int maat_pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
 {
     const maat_pyr_state *st = &g->st;
     int over = st->phase == MAAT_PYR_OVER;
@@ -138,7 +138,7 @@ int pyr_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
     uint8_t tiles[5];
     int nt = 0;
     for (int t = 1; t <= 5; t++)
-        if (!over && pyr_tile_available(st, t))
+        if (!over && maat_pyr_tile_available(st, t))
             tiles[nt++] = (uint8_t)t;
     pack_cards(pk, tiles, nt);
 

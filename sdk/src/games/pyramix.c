@@ -76,7 +76,7 @@ void maat_pmx_coords(int place, int *x, int *y, int *z)
 
 /* The neighbour of `place` one step along axis d: up (-1) or down (+1);
  * -1 outside the pyramid.  The rules below use the tables directly. */
-int pmx_step(int place, int d, int delta)
+int maat_pmx_step(int place, int d, int delta)
 {
     if (place >= 0 && place < MAAT_PMX_PLACES && d >= 0 && d < 3) {
         if (delta == -1)
@@ -137,10 +137,10 @@ static inline int faces_of(const maat_pmx_state *st, int place)
 
 int maat_pmx_visible_faces(const maat_pmx_state *st, int place)
 {
-    /* through pmx_step, which also answers for a place outside 0..55 */
+    /* through maat_pmx_step, which also answers for a place outside 0..55 */
     int n = 0;
     for (int d = 0; d < 3; d++) {
-        int up = pmx_step(place, d, -1);
+        int up = maat_pmx_step(place, d, -1);
         n += up < 0 || st->cube[up] < 0;
     }
     return n;
@@ -263,7 +263,7 @@ static void reveal_visible(maat_pmx_state *st, uint64_t check,
         int p = __builtin_ctzll(m), c = st->cube[p];
         if (!st->revealed[c]) {
             st->revealed[c] = 1;
-            maat_wire_emit(ev, &pmx_wire_events, MAAT_PMX_EV_REVEAL, -1, p,
+            maat_wire_emit(ev, &maat_pmx_wire_events, MAAT_PMX_EV_REVEAL, -1, p,
                            c, 0, 0);
         }
     }
@@ -321,7 +321,7 @@ static uint64_t remove_at(maat_pmx_state *st, int place, int seat,
     st->collected[seat][cube] = 1;
     st->n_collected[seat]++;
     st->cube[place] = -1;
-    maat_wire_emit(ev, &pmx_wire_events, MAAT_PMX_EV_REMOVE, seat, place,
+    maat_wire_emit(ev, &maat_pmx_wire_events, MAAT_PMX_EV_REMOVE, seat, place,
                    cube, dir, 0);
     uint64_t changed = 1ull << place;
     for (int to = place, from; dir >= 0; to = from) {
@@ -551,7 +551,7 @@ static int apply(maat_game *g, const maat_action *a, maat_events *ev,
     st->to_move = (st->to_move + 1) % st->seats;
     settle_game(g, before & ~changed, ev);
     if (st->over)
-        maat_wire_emit(ev, &pmx_wire_events, MAAT_PMX_EV_END, -1, 0, 0, 0,
+        maat_wire_emit(ev, &maat_pmx_wire_events, MAAT_PMX_EV_END, -1, 0, 0, 0,
                        0);
     return MAAT_OK;
 }
@@ -571,7 +571,7 @@ maat_pmx_state *maat_pmx_state_mut(maat_game *g)
     return &g->st;
 }
 
-MAAT_KIT_FUNCS(pmx_wire_actions, pmx_wire_events)
+MAAT_KIT_FUNCS(maat_pmx_wire_actions, maat_pmx_wire_events)
 
 const maat_rules maat_pyramix_rules = {
     .name = "pyramix",
@@ -584,18 +584,18 @@ const maat_rules maat_pyramix_rules = {
     .n_event_kinds = MAAT_PMX_EV_KINDS,
     .score_parts = score_parts,
     .n_score_parts = MAAT_PMX_S_PARTS,
-    MAAT_KIT_ENTRIES(pmx_wire_actions, pmx_wire_events),
+    MAAT_KIT_ENTRIES(maat_pmx_wire_actions, maat_pmx_wire_events),
     .setup_new = setup_new,
-    .setup_encode = pmx_setup_encode,
+    .setup_encode = maat_pmx_setup_encode,
     .game_new = game_new,
     .decision = decision,
     .is_over = is_over,
     .legal_actions = legal_actions,
     .apply = apply,
     .scores = scores,
-    .encode_observation = pmx_encode_observation,
-    .render = pmx_render,
-    .setup_decode = pmx_setup_decode,
-    .view_update = pmx_view_update,
-    .determinize = pmx_determinize,
+    .encode_observation = maat_pmx_encode_observation,
+    .render = maat_pmx_render,
+    .setup_decode = maat_pmx_setup_decode,
+    .view_update = maat_pmx_view_update,
+    .determinize = maat_pmx_determinize,
 };

@@ -43,23 +43,23 @@ struct maat_view {
     maat_pmx_state obs; /* the latest observation; cube[] may hold HIDDEN */
 };
 
-extern const maat_wire pmx_wire_actions, pmx_wire_events;
+extern const maat_wire maat_pmx_wire_actions, maat_pmx_wire_events;
 
 /* One step from `place` along axis d (0 x, 1 y, 2 z): delta -1 is up,
  * +1 down; -1 when that leaves the pyramid. */
-int pmx_step(int place, int d, int delta);
+int maat_pmx_step(int place, int d, int delta);
 
-int pmx_setup_encode(const maat_setup *s, msgpack_packer *pk);
-maat_setup *pmx_setup_decode(const msgpack_object *o, maat_error *err);
-int pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk);
+int maat_pmx_setup_encode(const maat_setup *s, msgpack_packer *pk);
+maat_setup *maat_pmx_setup_decode(const msgpack_object *o, maat_error *err);
+int maat_pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk);
 
 /* render: the state as text (pyramix_render.c) */
-int pmx_render(const maat_game *g, int seat, char *buf, size_t cap);
-int pmx_view_update(maat_view *v, const msgpack_object *events,
+int maat_pmx_render(const maat_game *g, int seat, char *buf, size_t cap);
+int maat_pmx_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err);
-int pmx_view_legal_actions(const maat_view *v, maat_action *out, int cap);
-#define MAAT_KIT_VIEW_LEGAL pmx_view_legal_actions
-maat_game *pmx_determinize(const maat_view *v, maat_rng *rng,
+int maat_pmx_view_legal_actions(const maat_view *v, maat_action *out, int cap);
+#define MAAT_KIT_VIEW_LEGAL maat_pmx_view_legal_actions
+maat_game *maat_pmx_determinize(const maat_view *v, maat_rng *rng,
                            maat_error *err);
 
 #endif

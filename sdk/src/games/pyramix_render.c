@@ -67,7 +67,7 @@ static void layers(maat_text *t, const maat_pmx_state *st, int seat)
     }
 }
 
-int pmx_render(const maat_game *g, int seat, char *buf, size_t cap)
+int maat_pmx_render(const maat_game *g, int seat, char *buf, size_t cap)
 {
     const maat_pmx_state *st = &g->st;
     maat_text t;

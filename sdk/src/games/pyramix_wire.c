@@ -48,19 +48,19 @@ static const maat_wire_kind events[] = {
     {MAAT_W_KIND("end", MAAT_PMX_EV_END)},
 };
 
-const maat_wire pmx_wire_actions = MAAT_W_ACTIONS(actions);
-const maat_wire pmx_wire_events = MAAT_W_EVENTS(events);
+const maat_wire maat_pmx_wire_actions = MAAT_W_ACTIONS(actions);
+const maat_wire maat_pmx_wire_events = MAAT_W_EVENTS(events);
 
 /* ---- setup: nothing to load ----------------------------------------- */
 
-int pmx_setup_encode(const maat_setup *s, msgpack_packer *pk)
+int maat_pmx_setup_encode(const maat_setup *s, msgpack_packer *pk)
 {
     (void)s;
     maat_pack_map(pk, 0);
     return MAAT_OK;
 }
 
-maat_setup *pmx_setup_decode(const msgpack_object *o, maat_error *err)
+maat_setup *maat_pmx_setup_decode(const msgpack_object *o, maat_error *err)
 {
     (void)o;
     return MAAT_KIT_SETUP_NEW("pyramix", err);
@@ -76,7 +76,7 @@ static void pack_kind(maat_wire_map *m, int cube)
                  maat_pmx_symbol_names[maat_pmx_cube_symbol(cube)]);
 }
 
-int pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
+int maat_pmx_encode_observation(const maat_game *g, int seat, msgpack_packer *pk)
 {
     const maat_pmx_state *st = &g->st;
     maat_wire_map m;
@@ -364,7 +364,7 @@ static int follow_event(maat_pmx_state *st, int kind, int seat,
         st->cube[p] = -1;
         /* the line above slides down one place along dir */
         for (int to = p, from; dir >= 0; to = from) {
-            from = pmx_step(to, dir, -1);
+            from = maat_pmx_step(to, dir, -1);
             if (from < 0 || st->cube[from] == -1)
                 break;
             st->cube[to] = st->cube[from];
@@ -403,7 +403,7 @@ static int follow_event(maat_pmx_state *st, int kind, int seat,
     return maat_error_set(err, MAAT_EDECODE, "unknown event kind %d", kind);
 }
 
-int pmx_view_update(maat_view *v, const msgpack_object *events,
+int maat_pmx_view_update(maat_view *v, const msgpack_object *events,
                     const msgpack_object *observation, maat_error *err)
 {
     if (!observation) {
@@ -444,7 +444,7 @@ int pmx_view_update(maat_view *v, const msgpack_object *events,
  * may be removed depends on where cubes are and on the cobras showing a
  * face, and a cube that shows a face has been revealed; so what a hidden
  * cube is cannot matter, only that it is there. */
-int pmx_view_legal_actions(const maat_view *v, maat_action *out, int cap)
+int maat_pmx_view_legal_actions(const maat_view *v, maat_action *out, int cap)
 {
     if (!v->kit.has_observation ||
         (!v->obs.over && v->obs.to_move != v->kit.seat))
@@ -458,7 +458,7 @@ int pmx_view_legal_actions(const maat_view *v, maat_action *out, int cap)
     return maat_pyramix_rules.legal_actions(&g, out, cap);
 }
 
-maat_game *pmx_determinize(const maat_view *v, maat_rng *rng,
+maat_game *maat_pmx_determinize(const maat_view *v, maat_rng *rng,
                            maat_error *err)
 {
     maat_game *g = maat_kit_determinize_begin(&v->kit, err);
