@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "maat/bot.h"
 #include "maat/internal/msg.h"
 #include "maat/policy.h"
 #include "maat/internal/pyramids.h"
@@ -189,8 +190,34 @@ static void view_step(maat_view *v, const msg *m, int seat, maat_rng *rng,
     msgpack_sbuffer_destroy(&got);
 }
 
+/* maat_bot_take_options: the SDK's options out of argv, the bot's own
+ * left in order (a bot with options of its own had to parse the SDK's
+ * too: search-bot review of 2026-11-28). */
+static void test_take_options(void)
+{
+    char *argv[] = {"bot", "--budget-ms", "50", "--verbose", "--protocol",
+                    "2", "x", "--full-observation", NULL};
+    int argc = 8;
+    maat_bot_options o;
+    memset(&o, 0, sizeof o);
+    maat_error err = {0, ""};
+    CHECK(maat_bot_take_options(&o, &argc, argv, &err) == MAAT_OK &&
+              o.verbose && o.protocol == 2 && o.full_observation,
+          "the SDK's three options taken: %s", err.msg);
+    CHECK(argc == 4 && !strcmp(argv[0], "bot") &&
+              !strcmp(argv[1], "--budget-ms") && !strcmp(argv[2], "50") &&
+              !strcmp(argv[3], "x"),
+          "the bot's own arguments left in order (%d)", argc);
+    char *bad[] = {"bot", "--protocol", "4", NULL};
+    argc = 3;
+    CHECK(maat_bot_take_options(&o, &argc, bad, &err) == MAAT_EINVAL &&
+              strstr(err.msg, "--protocol"),
+          "--protocol 4 refused, named: %s", err.msg);
+}
+
 int main(void)
 {
+    test_take_options();
     maat_error err = {0, ""};
     maat_rng rng;
     maat_rng_seed(&rng, SEED(11));

@@ -518,36 +518,54 @@ maat_game *maat_bot_sample(maat_bot_turn *t)
     return g;
 }
 
+int maat_bot_take_options(maat_bot_options *o, int *argc, char **argv,
+                          maat_error *err)
+{
+    int kept = 1;
+    for (int i = 1; i < *argc; i++) {
+        if (!strcmp(argv[i], "--verbose")) {
+            o->verbose = 1;
+        } else if (!strcmp(argv[i], "--full-observation")) {
+            o->full_observation = 1;
+        } else if (!strcmp(argv[i], "--protocol")) {
+            if (i + 1 >= *argc || argv[i + 1][0] < '1' ||
+                argv[i + 1][0] > '0' + MAAT_PROTOCOL_NO_LEGAL ||
+                argv[i + 1][1])
+                return maat_error_set(err, MAAT_EINVAL, "--protocol: a "
+                                      "version 1 to %d expected",
+                                      MAAT_PROTOCOL_NO_LEGAL);
+            o->protocol = argv[++i][0] - '0';
+        } else {
+            argv[kept++] = argv[i];
+        }
+    }
+    *argc = kept;
+    return MAAT_OK;
+}
+
 int maat_bot_main(const char *name, maat_bot_act_fn act, void *user,
                   int argc, char **argv)
 {
     maat_bot_options o;
     memset(&o, 0, sizeof o);
     o.name = getenv(MAAT_ENV_NAME) ? getenv(MAAT_ENV_NAME) : name;
+    maat_error err = {0};
+    if (maat_bot_take_options(&o, &argc, argv, &err)) {
+        fprintf(stderr, "%s: %s (try --help)\n", name, err.msg);
+        return 2;
+    }
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--verbose")) {
-            o.verbose = 1;
-        } else if (!strcmp(argv[i], "--full-observation")) {
-            o.full_observation = 1;
-        } else if (!strcmp(argv[i], "--protocol") && i + 1 < argc &&
-                   argv[i + 1][0] >= '1' &&
-                   argv[i + 1][0] <= '0' + MAAT_PROTOCOL_NO_LEGAL &&
-                   !argv[i + 1][1]) {
-            o.protocol = argv[++i][0] - '0';
-        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             printf("usage: %s [--verbose] [--full-observation] [--protocol "
                    "N]\nA maat bot.  Reads %s and %s from the environment\n"
-                   "(maat-referee sets them when it spawns the bot).\n"
-                   "--full-observation: speak protocol version 1 (every "
-                   "request carries\nthe observation) instead of version 3."
-                   "\n--protocol N: offer version N (1 to 3) at most.\n",
-                   name, MAAT_ENV_ENDPOINT, MAAT_ENV_TOKEN);
+                   "(maat-referee sets them when it spawns the bot).\n%s",
+                   name, MAAT_ENV_ENDPOINT, MAAT_ENV_TOKEN,
+                   MAAT_BOT_OPTIONS_HELP);
             return 0;
-        } else {
-            fprintf(stderr, "%s: unknown option '%s' (try --help)\n", name,
-                    argv[i]);
-            return 2;
         }
+        fprintf(stderr, "%s: unknown option '%s' (try --help)\n", name,
+                argv[i]);
+        return 2;
     }
     return maat_bot_run(&o, act, user);
 }

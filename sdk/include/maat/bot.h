@@ -114,9 +114,23 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
 uint64_t maat_bot_token_seed(const char *token);
 
 /* Shorthand: default options with this name; parses --verbose,
- * --full-observation, --protocol N, --help. */
+ * --full-observation, --protocol N, --help, and refuses anything else (a
+ * bot with options of its own: maat_bot_take_options). */
 int maat_bot_main(const char *name, maat_bot_act_fn act, void *user,
                   int argc, char **argv);
+
+/* For a bot with options of its own: takes the SDK's options (--verbose,
+ * --full-observation, --protocol N) out of argv[1..*argc-1] into *o and
+ * leaves every other argument, in order, for the bot to parse (*argc is
+ * updated; argv[0] stays).  MAAT_EINVAL naming the option when --protocol
+ * has no value of 1 to 3.  MAAT_BOT_OPTIONS_HELP is their --help text. */
+int maat_bot_take_options(maat_bot_options *o, int *argc, char **argv,
+                          maat_error *err);
+#define MAAT_BOT_OPTIONS_HELP                                              \
+    "  --verbose            log the protocol's traffic to stderr\n"        \
+    "  --full-observation   speak protocol version 1 (every request\n"     \
+    "                       carries the observation)\n"                    \
+    "  --protocol N         offer protocol version N (1 to 3) at most\n"
 
 #ifdef __cplusplus
 }
