@@ -413,6 +413,34 @@ static void on_signal(int sig)
     stop = 1;
 }
 
+/* SIGCHLD only wakes sigsuspend (its default action discards it) */
+static void on_child(int sig)
+{
+    (void)sig;
+}
+
+/* The mask sigsuspend waits with: SIGINT, SIGTERM and SIGCHLD are blocked
+ * while a compare runs, and unblocked only inside sigsuspend, so a signal
+ * that comes after `stop` was looked at is pending, not lost. */
+static sigset_t waiting;
+
+/* Wait for referee `pid`, SIGTERM'ing it once `stop` is set. */
+static void wait_referee(pid_t pid, int *status)
+{
+    int termed = 0;
+    for (;;) {
+        pid_t r = waitpid(pid, status, WNOHANG);
+        if (r == pid || (r < 0 && errno != EINTR))
+            return;
+        if (stop && !termed) {
+            kill(pid, SIGTERM);
+            termed = 1;
+        } else if (r == 0) {
+            sigsuspend(&waiting);
+        }
+    }
+}
+
 /* Start the referee of run `run` of block b on job slot `slot`; its pid,
  * or -1 (errno). */
 static pid_t start_run(const maat_compare *c, const maat_pin_cpus *cpus,
@@ -480,9 +508,7 @@ static int wait_wave(const maat_compare *c, const maat_pin_cpus *cpus,
         run_id(c, b, run, id, sizeof id);
         for (int tries = 1;; tries++) {
             int status = 0;
-            while (waitpid(pids[k], &status, 0) < 0 && errno == EINTR)
-                if (stop)
-                    kill(pids[k], SIGTERM);
+            wait_referee(pids[k], &status);
             code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
             if (code != 5 || rc || stop || tries == COMPARE_MACHINE_TRIES)
                 break;
@@ -553,10 +579,22 @@ int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
                 c->log_dir);
         fflush(out);
     }
-    struct sigaction sa = {0}, old_int, old_term;
+    struct sigaction sa = {0}, child = {0}, old_int, old_term, old_chld;
     sa.sa_handler = on_signal;
+    child.sa_handler = on_child;
+    sigset_t wake, outside;
+    sigemptyset(&wake);
+    sigaddset(&wake, SIGINT);
+    sigaddset(&wake, SIGTERM);
+    sigaddset(&wake, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &wake, &outside);
+    waiting = outside;
+    sigdelset(&waiting, SIGINT);
+    sigdelset(&waiting, SIGTERM);
+    sigdelset(&waiting, SIGCHLD);
     sigaction(SIGINT, &sa, &old_int);
     sigaction(SIGTERM, &sa, &old_term);
+    sigaction(SIGCHLD, &child, &old_chld);
     stop = 0;
     int wave = c->jobs / runs > 0 ? c->jobs / runs : 1, reported = 0;
     int sandbox_checked = /* once, not in every referee */
@@ -600,6 +638,8 @@ int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
     }
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGTERM, &old_term, NULL);
+    sigaction(SIGCHLD, &old_chld, NULL);
+    sigprocmask(SIG_SETMASK, &outside, NULL);
     if (stop)
         rc = maat_error_set(err, MAAT_ESTATE, "interrupted after %d blocks",
                             t->blocks);
