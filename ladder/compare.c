@@ -413,19 +413,9 @@ static void on_signal(int sig)
     stop = 1;
 }
 
-/* SIGCHLD only wakes sigsuspend (its default action discards it) */
-static void on_child(int sig)
-{
-    (void)sig;
-}
-
-/* The mask sigsuspend waits with: SIGINT, SIGTERM and SIGCHLD are blocked
- * while a compare runs, and unblocked only inside sigsuspend, so a signal
- * that comes after `stop` was looked at is pending, not lost. */
-static sigset_t waiting;
-
-/* Wait for referee `pid`, SIGTERM'ing it once `stop` is set. */
-static void wait_referee(pid_t pid, int *status)
+/* Wait for referee `pid`, SIGTERM'ing it once `stop` is set; the
+ * signals are caught (maat_signals_catch) and `waiting` is their mask. */
+static void wait_referee(pid_t pid, int *status, const sigset_t *waiting)
 {
     int termed = 0;
     for (;;) {
@@ -436,7 +426,7 @@ static void wait_referee(pid_t pid, int *status)
             kill(pid, SIGTERM);
             termed = 1;
         } else if (r == 0) {
-            sigsuspend(&waiting);
+            sigsuspend(waiting);
         }
     }
 }
@@ -499,7 +489,7 @@ static int start_wave(const maat_compare *c, const maat_pin_cpus *cpus,
 
 static int wait_wave(const maat_compare *c, const maat_pin_cpus *cpus,
                      int first, pid_t *pids, int np, int sandbox_checked,
-                     maat_error *err)
+                     const sigset_t *waiting, maat_error *err)
 {
     int rc = MAAT_OK, runs = c->n_field ? 2 : 1;
     for (int k = 0; k < np; k++) {
@@ -508,7 +498,7 @@ static int wait_wave(const maat_compare *c, const maat_pin_cpus *cpus,
         run_id(c, b, run, id, sizeof id);
         for (int tries = 1;; tries++) {
             int status = 0;
-            wait_referee(pids[k], &status);
+            wait_referee(pids[k], &status, waiting);
             code = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
             if (code != 5 || rc || stop || tries == COMPARE_MACHINE_TRIES)
                 break;
@@ -579,22 +569,8 @@ int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
                 c->log_dir);
         fflush(out);
     }
-    struct sigaction sa = {0}, child = {0}, old_int, old_term, old_chld;
-    sa.sa_handler = on_signal;
-    child.sa_handler = on_child;
-    sigset_t wake, outside;
-    sigemptyset(&wake);
-    sigaddset(&wake, SIGINT);
-    sigaddset(&wake, SIGTERM);
-    sigaddset(&wake, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &wake, &outside);
-    waiting = outside;
-    sigdelset(&waiting, SIGINT);
-    sigdelset(&waiting, SIGTERM);
-    sigdelset(&waiting, SIGCHLD);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGCHLD, &child, &old_chld);
+    maat_signals sig;
+    maat_signals_catch(&sig, on_signal);
     stop = 0;
     int wave = c->jobs / runs > 0 ? c->jobs / runs : 1, reported = 0;
     int sandbox_checked = /* once, not in every referee */
@@ -610,7 +586,7 @@ int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
         int np = start_wave(c, &cpus, first, n, sandbox_checked, pids, err);
         rc = np < 0 ? err->code
                     : wait_wave(c, &cpus, first, pids, np, sandbox_checked,
-                                err);
+                                &sig.waiting, err);
         if (rc || stop)
             break;
         rc = maat_ladder_follow(&l, &cur, stderr, err);
@@ -636,10 +612,7 @@ int maat_compare_run(const maat_compare *c, FILE *out, maat_error *err)
         if (verdict != 2)
             break;
     }
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGCHLD, &old_chld, NULL);
-    sigprocmask(SIG_SETMASK, &outside, NULL);
+    maat_signals_restore(&sig);
     if (stop)
         rc = maat_error_set(err, MAAT_ESTATE, "interrupted after %d blocks",
                             t->blocks);

@@ -236,6 +236,40 @@ pid_t maat_referee_start(char **argv, int cpu, const char *match)
     return pid;
 }
 
+/* SIGCHLD only wakes sigsuspend (its default action discards it) */
+static void on_child(int sig)
+{
+    (void)sig;
+}
+
+void maat_signals_catch(maat_signals *s, void (*on_stop)(int))
+{
+    struct sigaction stop = {0}, child = {0};
+    stop.sa_handler = on_stop;
+    child.sa_handler = on_child;
+    sigset_t wake;
+    sigemptyset(&wake);
+    sigaddset(&wake, SIGINT);
+    sigaddset(&wake, SIGTERM);
+    sigaddset(&wake, SIGCHLD);
+    sigprocmask(SIG_BLOCK, &wake, &s->outside);
+    s->waiting = s->outside;
+    sigdelset(&s->waiting, SIGINT);
+    sigdelset(&s->waiting, SIGTERM);
+    sigdelset(&s->waiting, SIGCHLD);
+    sigaction(SIGINT, &stop, &s->old_int);
+    sigaction(SIGTERM, &stop, &s->old_term);
+    sigaction(SIGCHLD, &child, &s->old_chld);
+}
+
+void maat_signals_restore(maat_signals *s)
+{
+    sigaction(SIGINT, &s->old_int, NULL);
+    sigaction(SIGTERM, &s->old_term, NULL);
+    sigaction(SIGCHLD, &s->old_chld, NULL);
+    sigprocmask(SIG_SETMASK, &s->outside, NULL);
+}
+
 int maat_referee_args_parse(const json_t *args, const char *path,
                             char ***out, int *n, maat_error *err)
 {

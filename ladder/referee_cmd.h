@@ -6,6 +6,7 @@
 #ifndef MAAT_REFEREE_CMD_H
 #define MAAT_REFEREE_CMD_H
 
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -86,6 +87,19 @@ void maat_referee_task_cap_check(const char *who, char *const *extra,
  * fork failed.  A failed exec exits the child with 127 after
  * "maat-ladder: cannot run PATH: why" on stderr. */
 pid_t maat_referee_start(char **argv, int cpu, const char *match);
+
+/* While referees run: SIGINT and SIGTERM call `on_stop` (which sets a
+ * flag), and SIGINT, SIGTERM and SIGCHLD are blocked except inside
+ * sigsuspend(&s->waiting), which unblocks them and waits in one step: a
+ * signal that comes after the flag was looked at is pending, not lost (a
+ * blocking waitpid after the look would sleep through it until some
+ * referee ended).  maat_signals_restore puts back what was there. */
+typedef struct maat_signals {
+    struct sigaction old_int, old_term, old_chld;
+    sigset_t outside, waiting;
+} maat_signals;
+void maat_signals_catch(maat_signals *s, void (*on_stop)(int));
+void maat_signals_restore(maat_signals *s);
 
 /* A config's "referee_args" (absent, or an array of at most
  * MAAT_MAX_REFEREE_ARGS strings) into a new NULL-terminated array of

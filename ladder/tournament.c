@@ -740,17 +740,9 @@ static void on_signal(int sig)
     interrupted = 1;
 }
 
-/* SIGCHLD only wakes sigsuspend (its default action discards it) */
-static void on_child(int sig)
-{
-    (void)sig;
-}
-
-/* A referee that ended, or -1 once interrupted.  SIGINT, SIGTERM and
- * SIGCHLD are blocked outside sigsuspend, which unblocks them and waits
- * in one step: a signal that arrives after the check is pending, not lost
- * (a blocking waitpid after the check would have slept through it until
- * some referee ended, minutes later). */
+/* A referee that ended, or -1 once interrupted; the signals are caught
+ * (maat_signals_catch: none is lost between the look and the wait) and
+ * `waiting` is their mask. */
 static pid_t wait_referee(int *status, const sigset_t *waiting)
 {
     for (;;) {
@@ -986,22 +978,8 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
                         "playing the other %d\n", skipped, t->matches,
                 t->ladder, n_pending);
 
-    struct sigaction sa = {0}, child = {0}, old_int, old_term, old_chld;
-    sa.sa_handler = on_signal;
-    child.sa_handler = on_child;
-    sigset_t wake, outside, waiting;
-    sigemptyset(&wake);
-    sigaddset(&wake, SIGINT);
-    sigaddset(&wake, SIGTERM);
-    sigaddset(&wake, SIGCHLD);
-    sigprocmask(SIG_BLOCK, &wake, &outside);
-    waiting = outside;
-    sigdelset(&waiting, SIGINT);
-    sigdelset(&waiting, SIGTERM);
-    sigdelset(&waiting, SIGCHLD);
-    sigaction(SIGINT, &sa, &old_int);
-    sigaction(SIGTERM, &sa, &old_term);
-    sigaction(SIGCHLD, &child, &old_chld);
+    maat_signals sig;
+    maat_signals_catch(&sig, on_signal);
     interrupted = 0;
 
     pid_t pids[256];
@@ -1058,7 +1036,7 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
             match_of[running++] = i;
         }
         int status;
-        pid_t pid = wait_referee(&status, &waiting);
+        pid_t pid = wait_referee(&status, &sig.waiting);
         if (pid < 0)
             continue; /* interrupted: the loop ends */
         for (int k = 0; k < running; k++)
@@ -1103,10 +1081,7 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
         free(again_of[k]);
     if (tty)
         fputc('\n', stderr);
-    sigaction(SIGINT, &old_int, NULL);
-    sigaction(SIGTERM, &old_term, NULL);
-    sigaction(SIGCHLD, &old_chld, NULL);
-    sigprocmask(SIG_SETMASK, &outside, NULL);
+    maat_signals_restore(&sig);
     if (interrupted)
         rc = maat_error_set(err, MAAT_ESTATE, "interrupted after %d "
                             "matches; run the same command again to resume",
