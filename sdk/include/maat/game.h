@@ -8,9 +8,11 @@
  * What a bot uses (the forward model, on a state from maat_bot_sample):
  * copy, destroy, seats, decision, is_over, legal_actions, apply, scores,
  * render (or maat_game_render), and the names: decision_names, event_names,
- * score_parts.  The other entries -- setup, wire encoding and decoding, the
- * view -- are the module's side of the seam, called by the SDK's bot loop
- * and the referee; a bot need not touch them.
+ * score_parts; and encode_observation, to read a state (a sample, or one
+ * played forward) as the observation map the referee sends that seat.
+ * The other entries -- setup, wire encoding and decoding, the view -- are
+ * the module's side of the seam, called by the SDK's bot loop and the
+ * referee; a bot need not touch them.
  *
  * The model: a turn-based game with chance and hidden information.
  *  - All chance is drawn from the game's own PRNG (maat_rng), seeded at
