@@ -1001,13 +1001,20 @@ uint64_t maat_proc_cpu_ns(maat_proc *p)
 
 uint64_t maat_proc_machine_oom_kills(void)
 {
-    char buf[8192];
+    /* the whole file (4 KiB here; more with more counters), read to its
+     * end: one read() need not give it all */
+    char buf[65536];
+    size_t len = 0;
+    ssize_t n;
     int fd = open("/proc/vmstat", O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
+    while (len < sizeof buf - 1 &&
+           ((n = read(fd, buf + len, sizeof buf - 1 - len)) > 0 ||
+            (n < 0 && errno == EINTR)))
+        len += n > 0 ? (size_t)n : 0;
     close(fd);
-    buf[n > 0 ? n : 0] = 0;
+    buf[len] = 0;
     const char *at = strstr(buf, "\noom_kill ");
     return at ? strtoull(at + 10, NULL, 10) : 0;
 }
