@@ -1,4 +1,5 @@
 /* ladder_file.c -- the ladder file reader (see ladder_file.h). */
+#define _GNU_SOURCE /* asprintf */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -206,4 +207,15 @@ void maat_ladder_free(maat_ladder *l)
     free(l->games);
     free(l->slots);
     memset(l, 0, sizeof *l);
+}
+
+char *maat_ladder_sibling(const char *ladder, const char *suffix)
+{
+    char *path;
+    size_t n = strlen(ladder);
+    int jsonl = n > 6 && !strcmp(ladder + n - 6, ".jsonl");
+    if (asprintf(&path, "%.*s%s", (int)(jsonl ? n - 6 : n), ladder,
+                 suffix) < 0)
+        return NULL;
+    return path;
 }

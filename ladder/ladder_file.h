@@ -51,6 +51,10 @@ int maat_ladder_follow(maat_ladder *l, maat_ladder_cursor *c, FILE *report,
                        maat_error *err);
 void maat_ladder_free(maat_ladder *l);
 
+/* A file or directory kept beside a ladder file: "x.jsonl" + ".games" ->
+ * "x.games" (malloc'd; NULL when out of memory). */
+char *maat_ladder_sibling(const char *ladder, const char *suffix);
+
 
 /* Reading without keeping: every game of the lines from c->offset on is
  * handed to `each` with its parsed line in g->line, freed after the call

@@ -79,10 +79,11 @@ char **maat_referee_argv(const maat_referee_cmd *c)
         push(&b, "--hide");
         push(&b, c->seed_file);
     }
-    if (c->hide) {
-        push(&b, "--hide");
-        push(&b, c->hide);
-    }
+    for (size_t k = 0; k < sizeof c->hide / sizeof c->hide[0]; k++)
+        if (c->hide[k]) {
+            push(&b, "--hide");
+            push(&b, c->hide[k]);
+        }
     push(&b, "--quiet");
     int remote = 0;
     for (int s = 0; s < c->seats; s++)

@@ -36,8 +36,8 @@ typedef struct maat_referee_cmd {
     const char *games_dir; /* every game's record and bot logs, kept as
                               DIR/MATCH_ID[-K].json and DIR/MATCH_ID-K-BOT.log
                               (overrides log_dir); NULL: none */
-    const char *hide;      /* one more path sandboxed bots must not see
-                              (--hide); NULL: none */
+    const char *hide[3];   /* more paths sandboxed bots must not see
+                              (--hide each); NULL entries: none */
     int seats;
     const char *name[MAAT_MAX_SEATS], *command[MAAT_MAX_SEATS]; /* by seat */
     /* A remote seat (docs/REMOTE.md) has a token instead of a command:

@@ -20,6 +20,7 @@
 #include "faults.h"
 #include "outcome.h"
 #include "ladder_file.h"
+#include "pending.h"
 #include "pin.h"
 #include "referee_cmd.h"
 #include "standings.h"
@@ -381,12 +382,7 @@ static void kth_combination(const int *pool, int n, int k, long index,
 
 char *maat_tournament_games_dir(const char *ladder)
 {
-    char *dir;
-    size_t n = strlen(ladder);
-    int jsonl = n > 6 && !strcmp(ladder + n - 6, ".jsonl");
-    if (asprintf(&dir, "%.*s.games", (int)(jsonl ? n - 6 : n), ladder) < 0)
-        return NULL;
-    return dir;
+    return maat_ladder_sibling(ladder, ".games");
 }
 
 int maat_keep_parse(const char *text)
@@ -502,22 +498,31 @@ int maat_tournament_lineup(const maat_tournament *t, int i, int *bots)
  * play_dir()), NULL otherwise */
 static char **tournament_argv(const maat_tournament *t, int i,
                               const int *bots, const char *ladder,
-                              int sandbox_checked, const char *play_dir)
+                              int sandbox_checked, const char *play_dir,
+                              const char *pending_dir)
 {
     char id[96];
     maat_tournament_match_id(t, i, id, sizeof id);
+    char *waiting = NULL; /* this match's lines, until their turn */
+    if (pending_dir && !(waiting = maat_pending_file(pending_dir, id)))
+        return NULL;
     maat_referee_cmd c = {
         .referee = t->referee, .game = t->game,
         .seed = t->seed[0] ? t->seed : NULL, .seed_file = t->key_file,
         .seed_label = id, .duplicate = t->duplicate,
-        .match_id = id, .ladder = ladder, .seats = t->seats,
+        .match_id = id, .ladder = waiting ? waiting : ladder,
+        .seats = t->seats,
         /* records and logs where `run` keeps them; a planned shard runs
          * elsewhere, where that directory need not exist */
         .games_dir = ladder != t->ladder ? NULL
                      : play_dir ? play_dir : t->games_dir,
         /* the cut-short play's files in the games directory show this
-         * very deal: the bots of the play again must not read them */
-        .hide = play_dir ? t->games_dir : NULL,
+         * very deal: the bots of the play again must not read them; and
+         * the ladder, hidden by the referee when it writes there, when
+         * it writes to its waiting file instead (with the other
+         * matches' waiting files) */
+        .hide = {play_dir ? t->games_dir : NULL, pending_dir,
+                 pending_dir ? t->ladder : NULL},
         .sandbox_checked = sandbox_checked,
         .extra = t->referee_args, .n_extra = t->n_referee_args};
     c.endpoint = t->endpoint;
@@ -529,13 +534,15 @@ static char **tournament_argv(const maat_tournament *t, int i,
         c.token[s] = t->bots[bots[s]].token;
         c.key[s] = t->bots[bots[s]].key;
     }
-    return maat_referee_argv(&c);
+    char **argv = maat_referee_argv(&c);
+    free(waiting);
+    return argv;
 }
 
 char **maat_tournament_argv(const maat_tournament *t, int i, const int *bots,
                             const char *ladder)
 {
-    return tournament_argv(t, i, bots, ladder, 0, NULL);
+    return tournament_argv(t, i, bots, ladder, 0, NULL, NULL);
 }
 
 /* Is every game of match i in the ladder? */
@@ -936,6 +943,41 @@ static int check_own_lines(const maat_tournament *t, const maat_ladder *l,
     return MAAT_OK;
 }
 
+/* Append match i's waiting lines (pending.h) to the ladder; a torn last
+ * line (its referee killed mid-write) is said and left out. */
+static int move_pending(const maat_tournament *t, const char *dir, int i,
+                        int quiet, maat_error *err)
+{
+    char id[96];
+    maat_tournament_match_id(t, i, id, sizeof id);
+    char *file = maat_pending_file(dir, id);
+    if (!file)
+        return maat_error_set(err, MAAT_ENOMEM, "out of memory");
+    int torn = 0, rc = maat_pending_move(file, t->ladder, &torn, err);
+    if (rc == MAAT_OK && torn && !quiet)
+        fprintf(stderr, "maat-ladder: %s: a torn last line (a referee "
+                "stopped mid-write) left out\n", file);
+    free(file);
+    return rc;
+}
+
+/* Every match's waiting lines, in match order: what a run stopped part
+ * way left, before the ladder is read (or when this run is stopped). */
+static int move_all_pending(const maat_tournament *t, const char *dir,
+                            int quiet, maat_error *err)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return MAAT_OK; /* none */
+    for (int i = 0; i < t->matches; i++) {
+        int rc = move_pending(t, dir, i, quiet, err);
+        if (rc)
+            return rc;
+    }
+    rmdir(dir); /* when empty: another tournament's may wait there */
+    return MAAT_OK;
+}
+
 static int run_locked(const maat_tournament *t, const maat_run_options *o,
                       maat_error *err)
 {
@@ -951,10 +993,22 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
     f.cur.path = t->ladder;
     f.tally = calloc((size_t)t->n_bots + 1, sizeof *f.tally);
     int *pending = malloc(sizeof *pending * (size_t)t->matches), n_pending = 0;
-    if (!pending || !f.tally) {
+    /* With several jobs, lines are appended in match order (pending.h):
+     * `order` is the matches to play in match order (`pending` may be
+     * reordered for remote bots), `ended` says which have, and `moved`
+     * how many of `order` are in the ladder.  Not for the rating-based
+     * format: its next lineup is chosen from the games as they end. */
+    char *pdir = maat_pending_dir(t->ladder);
+    int in_order = t->jobs > 1 && t->format != TOUR_LADDER;
+    int *order = malloc(sizeof *order * (size_t)t->matches), moved = 0;
+    char *ended = calloc((size_t)t->matches, 1);
+    if (!pending || !f.tally || !pdir || !order || !ended) {
         rc = maat_error_set(err, MAAT_ENOMEM, "out of memory");
         goto out;
     }
+    rc = move_all_pending(t, pdir, o->quiet, err);
+    if (rc)
+        goto out;
     rc = maat_ladder_follow(&f.l, &f.cur, o->quiet ? NULL : stderr, err);
     if (rc)
         goto out;
@@ -971,7 +1025,17 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
     follow(t, &f, NULL);
     for (int i = 0; i < t->matches; i++)
         if (!match_done(t, &f.l, i))
-            pending[n_pending++] = i;
+            order[n_pending] = i, pending[n_pending++] = i;
+    /* the ladder made now, so that the referees hide it from their bots
+     * (they hide only what exists) */
+    if (in_order && n_pending > 0 &&
+        ((mkdir(pdir, 0755) != 0 && errno != EEXIST) ||
+         maat_ladder_check_writable(t->ladder, 1, NULL) != MAAT_OK)) {
+        rc = maat_error_set(err, MAAT_EIO, "%s: cannot make the directory "
+                            "of lines waiting for earlier matches, or the "
+                            "ladder file %s", pdir, t->ladder);
+        goto out;
+    }
     int skipped = t->matches - n_pending;
     if (!o->quiet && skipped)
         fprintf(stderr, "maat-ladder: %d of %d matches already in %s; "
@@ -1014,10 +1078,12 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
                 fprintf(stderr, "%smaat-ladder: match %d: %s\n",
                         tty ? "\n" : "", i, derr.msg);
                 failed++;
+                ended[i] = 1;
                 continue;
             }
             char **argv = tournament_argv(t, i, bots, t->ladder,
-                                          sandbox_checked, again);
+                                          sandbox_checked, again,
+                                          in_order ? pdir : NULL);
             char match[16];
             snprintf(match, sizeof match, "%d", i);
             int slot = free_slot(slot_of, running);
@@ -1028,6 +1094,7 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
             if (pid < 0) {
                 free(again);
                 failed++;
+                ended[i] = 1;
                 continue;
             }
             pids[running] = pid;
@@ -1055,6 +1122,7 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
                     apply_keep(t, match_of[k], again_of[k]);
                 }
                 free(again_of[k]);
+                ended[match_of[k]] = 1;
                 --running;
                 again_of[k] = again_of[running];
                 pids[k] = pids[running];
@@ -1063,6 +1131,12 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
                 memcpy(lineup[k], lineup[running], sizeof lineup[k]);
                 break;
             }
+        /* the lines of every match ended since the last still running */
+        while (in_order && moved < n_pending && ended[order[moved]] &&
+               rc == MAAT_OK)
+            rc = move_pending(t, pdir, order[moved++], o->quiet, err);
+        if (rc)
+            break;
         follow(t, &f, o->quiet ? NULL : stderr);
         int finished = done + failed;
         if (tty || (!o->quiet && (finished % every == 0 ||
@@ -1071,17 +1145,24 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
                      n_pending - finished, now_s() - start, f.faults,
                      failed);
     }
-    if (interrupted) {
+    /* interrupted, or a waiting file that could not be moved (it stays,
+     * for the next run: rc) */
+    if (interrupted || rc) {
         for (int k = 0; k < running; k++)
             kill(pids[k], SIGTERM);
         for (int k = 0; k < running; k++)
             waitpid(pids[k], NULL, 0);
     }
-    for (int k = 0; interrupted && k < running; k++)
+    for (int k = 0; (interrupted || rc) && k < running; k++)
         free(again_of[k]);
     if (tty)
         fputc('\n', stderr);
     maat_signals_restore(&sig);
+    if (rc)
+        goto out;
+    /* what a stop left waiting: in the ladder now, in match order */
+    if (in_order && (rc = move_all_pending(t, pdir, o->quiet, err)))
+        goto out;
     if (interrupted)
         rc = maat_error_set(err, MAAT_ESTATE, "interrupted after %d "
                             "matches; run the same command again to resume",
@@ -1094,6 +1175,9 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
                             "its results mean nothing");
 out:
     free(pending);
+    free(order);
+    free(ended);
+    free(pdir);
     free(f.tally);
     maat_standings_free(&f.s);
     maat_ladder_free(&f.l);

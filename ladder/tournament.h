@@ -1,7 +1,8 @@
 /* tournament.h -- a tournament: bots, a game, a format and a number of
  * matches, played by spawning maat-referee processes (up to --jobs at
- * once), each appending to the ladder file.  Resumable: a match whose
- * games are all in the ladder file is not played again.
+ * once), whose lines reach the ladder file in match order (pending.h).
+ * Resumable: a match whose games are all in the ladder file is not played
+ * again.
  *
  * Formats: round-robin (every group of `seats` bots in turn), gauntlet
  * (one bot against groups from the field) and ladder (rating-based

@@ -399,6 +399,9 @@ check(not later, f"... not even a second later: {later}")
 games, _ = read_ladder(lad)
 done_before = len(unique_games(games))
 check(0 < done_before < 32, f"interrupted part-way ({done_before} of 32 games)")
+check(not os.path.exists(os.path.join(work, "intr.pending")),
+      "SIGINT: what waited for earlier matches is in the ladder, none left "
+      "waiting")
 # Ctrl-C on a terminal: SIGINT to the whole process group
 n_lines = len(games)
 p = subprocess.Popen([LADDER, "run", conf, "--jobs", "2"], env=env,
@@ -430,6 +433,73 @@ rc, rows, err = standings(lad)
 check(rc == 0 and sum(r["games"] for r in rows or []) == 64,
       "standings count each game once after interrupt + resume")
 check(not marked_processes(marker), "nothing left running after the resume")
+
+# ---- --jobs 2: lines in match order, whichever match ends first ----------
+# A wrapper referee holds match 0 back until match 1's referee has ended, so
+# the matches always end 1 before 0.  Ratings take games in file order: the
+# file must still list match 0 first (before 2026-11-28 it listed match 1).
+lad = os.path.join(work, "order.jsonl")
+ended1 = os.path.join(work, "order-1-ended")
+argv_log = os.path.join(work, "order-argv.jsonl")
+wrapper = os.path.join(work, "order-referee")
+with open(wrapper, "w") as f:
+    f.write(f"""#!/usr/bin/python3
+import json, os, subprocess, sys, time
+args = sys.argv[1:]
+match = args[args.index("--match-id") + 1]
+with open({argv_log!r}, "a") as f:
+    f.write(json.dumps(args) + "\\n")
+if match.endswith("-0"):  # wait (with a deadline) for match 1 to end
+    end = time.monotonic() + 120
+    while not os.path.exists({ended1!r}) and time.monotonic() < end:
+        time.sleep(0.01)
+rc = subprocess.call([{REF!r}] + args)
+if match.endswith("-1"):
+    open({ended1!r}, "w").close()
+sys.exit(rc)
+""")
+os.chmod(wrapper, 0o755)
+conf = write_config(work, "ord", seats=2, matches=3, ladder=lad, seed=5,
+                    jobs=2, referee=wrapper, bots=bots(*RG))
+rc, out, err = ladder("run", conf, "--quiet")
+games, _ = read_ladder(lad)
+want = [f"ord-{i}-{k}" for i in range(3) for k in range(2)]
+check(rc == 0 and os.path.exists(ended1) and
+      [g and g["id"] for g in games] == want,
+      f"--jobs 2: match 1 ended first, the ladder still lists the games in "
+      f"match order ({rc}: {[g and g['id'] for g in games]} {err.strip()[-200:]})")
+pdir = os.path.join(work, "order.pending")
+check(not os.path.exists(pdir), "... and no waiting lines are left")
+calls = [json.loads(l) for l in open(argv_log)]
+ok = len(calls) == 3
+for a in calls:
+    m = a[a.index("--match-id") + 1]
+    hidden = [a[k + 1] for k, w in enumerate(a) if w == "--hide"]
+    ok &= (a[a.index("--ladder") + 1] == os.path.join(pdir, m + ".jsonl") and
+           pdir in hidden and lad in hidden)
+check(ok, f"each referee writes to its match's waiting file, and its bots "
+          f"see neither those nor the ladder ({calls[:1]})")
+# A run killed part way (maat-ladder itself) leaves waiting files: the next
+# run appends them, in match order and whole lines only, before it reads
+# the ladder, and plays the rest.
+lad2 = os.path.join(work, "order2.jsonl")
+pdir2 = os.path.join(work, "order2.pending")
+os.mkdir(pdir2)
+raw = open(lad).read().split("\n")
+with open(os.path.join(pdir2, "ord-2.jsonl"), "w") as f:
+    f.write("\n".join(raw[4:6]) + "\n" + raw[0][:40])  # a torn last line
+with open(os.path.join(pdir2, "ord-1.jsonl"), "w") as f:
+    f.write("\n".join(raw[2:4]) + "\n")
+conf2 = write_config(work, "ord", seats=2, matches=3, ladder=lad2, seed=5,
+                     jobs=1, bots=bots(*RG))
+rc, out, err = ladder("run", conf2)
+games, text = read_ladder(lad2)
+check(rc == 0 and all(games) and [g["id"] for g in games] ==
+      want[2:] + want[:2] and "torn last line" in err and
+      "2 of 3 matches already" in err and not os.path.exists(pdir2),
+      f"the next run appends what a killed run left waiting (match order, "
+      f"whole lines), then plays the rest ({rc}: "
+      f"{[g and g['id'] for g in games]} {err.strip()[-300:]})")
 
 # ---- many writers on one ladder file --------------------------------------
 lad = os.path.join(work, "many.jsonl")
