@@ -30,7 +30,7 @@ static void usage(FILE *f)
     fprintf(f,
 "usage: maat-referee [options] --bot NAME=COMMAND ...\n"
 "       maat-referee --demo\n"
-"       maat-referee --verify RECORD [--deck FILE]\n"
+"       maat-referee --verify RECORD [--deck FILE] [--option KEY=VALUE]...\n"
 "\n"
 "Runs a match between bots over ZeroMQ and records the result.  Options\n"
 "take their value as --opt VALUE or --opt=VALUE.\n"
@@ -159,7 +159,7 @@ typedef struct cli {
     maat_match_config c;
     int sandbox; /* SANDBOX_*: --sandbox, --no-sandbox, --sandbox-checked
                     (the last given wins), or none */
-    const char *verify, *deck;
+    const char *verify;
     const char *seed_file, *seed_label;
     int seed_given, fresh, keep; /* --seed, --fresh-bots, --keep-bots */
     int demo;
@@ -403,7 +403,6 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
             rc = parse_num(a, v, 1, 1000000, &n);
             c->games = (int)n;
         } else if (!strcmp(a, "--deck")) {
-            k->deck = v;
             maat_options_set(&c->options, "deck", v);
         } else if (!strcmp(a, "--option")) {
             const char *eq = strchr(v, '=');
@@ -848,7 +847,7 @@ int main(int argc, char **argv)
 {
     static cli k;
     maat_match_config_init(&k.c);
-    k.c.rules = maat_rules_find("pyramids");
+    k.c.rules = maat_rules_default();
     int rc = parse_args(&k, argc, argv, 0);
     for (int i = 0; !rc && i < k.n_allowed; i++) {
         int found = 0;
@@ -866,8 +865,9 @@ int main(int argc, char **argv)
         rc = bad("--allow-key needs --curve-key%s%s", "", "");
     if (!rc && k.verify) {
         maat_error err = {0};
-        int n = maat_record_verify(k.verify, k.deck, stdout, k.c.verbose,
-                                   &err);
+        /* --deck and --option win over the record's options */
+        int n = maat_record_verify(k.verify, &k.c.options, stdout,
+                                   k.c.verbose, &err);
         if (n < 0) {
             maat_text_sanitize(err.msg); /* it may quote the record */
             fprintf(stderr, "maat-referee: %s\n", err.msg);

@@ -13,7 +13,8 @@ static const char *kind(const json_t *v)
     return maat_json_type_name(v ? (int)json_typeof(v) : -1);
 }
 
-int maat_playback_open(maat_playback *p, const char *path, const char *deck,
+int maat_playback_open(maat_playback *p, const char *path,
+                       const maat_options *overrides,
                        maat_events *ev, maat_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -78,17 +79,27 @@ int maat_playback_open(maat_playback *p, const char *path, const char *deck,
     }
     p->seats = (int)json_array_size(seats);
     p->seed = deal;
-    /* the game's options as recorded (e.g. its deck file); --deck wins */
+    /* the game's options as recorded (e.g. its deck file); the caller's
+     * (--deck, --option) win */
     maat_options opt = {0};
     const char *key;
     json_t *value;
+    int many = 0; /* more options than a game can be given */
     json_object_foreach(options, key, value)
         if (json_is_string(value))
-            maat_options_set(&opt, key, json_string_value(value));
-    if (deck)
-        maat_options_set(&opt, "deck", deck);
+            many |= maat_options_set(&opt, key, json_string_value(value));
+    int overridden = overrides && overrides->count > 0;
+    for (int i = 0; overridden && i < overrides->count; i++)
+        many |= maat_options_set(&opt, overrides->key[i],
+                                 overrides->value[i]);
+    if (many) {
+        maat_playback_close(p);
+        return maat_error_set(err, MAAT_EFORMAT, "%s: field 'options': more "
+                              "than %d game options, with those given to "
+                              "override them", path, MAAT_MAX_OPTIONS);
+    }
     p->setup = p->rules->setup_new(&opt, err);
-    if (!p->setup && !deck && err) { /* the record's options, named */
+    if (!p->setup && !overridden && err) { /* the record's options, named */
         char why[sizeof err->msg];
         snprintf(why, sizeof why, "%s", err->msg);
         maat_error_set(err, err->code ? err->code : MAAT_EFORMAT,

@@ -21,11 +21,13 @@ typedef struct maat_playback {
 } maat_playback;
 
 /* Read the record at `path` and deal its game (the deal's events into ev,
- * which may be NULL).  `deck` (may be NULL) overrides the deck file the
- * record names.  MAAT_EFORMAT naming the file and what is missing, or the
- * game's own error. */
-int maat_playback_open(maat_playback *p, const char *path, const char *deck,
-                       maat_events *ev, maat_error *err);
+ * which may be NULL).  `overrides` (may be NULL) are game options that
+ * win over the record's own (a deck or component file found elsewhere
+ * now); borrowed for the call.  MAAT_EFORMAT naming the file and what is
+ * missing, or the game's own error. */
+int maat_playback_open(maat_playback *p, const char *path,
+                       const maat_options *overrides, maat_events *ev,
+                       maat_error *err);
 /* Decision p->next's action, decoded in the current state (nothing
  * applied).  MAAT_EDECODE when it is no action of the game. */
 int maat_playback_action(const maat_playback *p, maat_action *a,

@@ -62,8 +62,9 @@ int maat_ladder_append(const maat_game_result *r, const char *path,
 /* Re-simulate a record; print each difference to `report`, and with
  * `verbose` every decision and the position after it.  Returns the number
  * of differences (0 = the record is exact) or -1 with err when the record
- * cannot be read.  `deck` overrides the deck file it names. */
-int maat_record_verify(const char *path, const char *deck, FILE *report,
-                       int verbose, maat_error *err);
+ * cannot be read.  `overrides` (may be NULL): game options that win over
+ * the record's (maat_playback_open). */
+int maat_record_verify(const char *path, const maat_options *overrides,
+                       FILE *report, int verbose, maat_error *err);
 
 #endif

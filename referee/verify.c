@@ -201,11 +201,11 @@ static void show_step(FILE *report, const maat_playback *p, json_t *d)
     free(text);
 }
 
-int maat_record_verify(const char *path, const char *deck, FILE *report,
-                       int verbose, maat_error *err)
+int maat_record_verify(const char *path, const maat_options *overrides,
+                       FILE *report, int verbose, maat_error *err)
 {
     maat_playback p;
-    if (maat_playback_open(&p, path, deck, NULL, err))
+    if (maat_playback_open(&p, path, overrides, NULL, err))
         return -1;
     const maat_rules *r = p.rules;
     int n = 0;

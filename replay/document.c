@@ -233,13 +233,14 @@ static json_t *decision_json(const maat_playback *p, json_t *rec_d,
     return d;
 }
 
-json_t *maat_replay_document(const char *path, const char *deck,
+json_t *maat_replay_document(const char *path,
+                             const maat_options *overrides,
                              const maat_replay_log *logs, int n_logs,
                              maat_error *err)
 {
     maat_playback p;
     maat_events ev = {0};
-    if (maat_playback_open(&p, path, deck, &ev, err)) {
+    if (maat_playback_open(&p, path, overrides, &ev, err)) {
         maat_events_free(&ev);
         return NULL;
     }

@@ -24,12 +24,14 @@ typedef struct maat_replay_log {
     const char *path;
 } maat_replay_log;
 
-/* The document of the record at `path` (new reference); `deck` overrides
- * the deck file the record names (may be NULL).  A record the rules
+/* The document of the record at `path` (new reference); `overrides` (may
+ * be NULL) are game options that win over the record's (a deck file found
+ * elsewhere now: maat_playback_open).  A record the rules
  * refuse part-way still gives a document, up to that decision, with the
  * reason in "warnings".  NULL + err when the record or a log cannot be
  * read or a log names no seat. */
-json_t *maat_replay_document(const char *path, const char *deck,
+json_t *maat_replay_document(const char *path,
+                             const maat_options *overrides,
                              const maat_replay_log *logs, int n_logs,
                              maat_error *err);
 

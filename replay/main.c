@@ -3,6 +3,7 @@
  * tournament's games.
  *
  *   maat-replay RECORD -o game.html [--log SEAT=FILE]... [--deck FILE]
+ *               [--option KEY=VALUE]...
  *   maat-replay RECORD --json -o game.json       (the document only)
  *   maat-replay --index LADDER [--records DIR] -o index.html
  *
@@ -24,7 +25,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
         "usage: maat-replay RECORD -o OUT.html [--log SEAT=FILE]... "
-        "[--deck FILE] [--json]\n"
+        "[--deck FILE]\n"
+        "                   [--option KEY=VALUE]... [--json]\n"
         "       maat-replay --index LADDER [--records DIR] -o INDEX.html\n"
         "Replays a game record through the rules and writes one HTML page "
         "that draws\nthe game: step through the decisions, see any seat's "
@@ -37,6 +39,10 @@ static void usage(FILE *f)
         "a tab\n"
         "  --deck FILE       the deck file, instead of the one the record "
         "names\n"
+        "                    (Pyramids; the same as --option deck=FILE)\n"
+        "  --option KEY=VALUE  a game option instead of the record's (e.g. a "
+        "component\n"
+        "                    file found elsewhere now)\n"
         "  --json            write the replay document (JSON) instead of the "
         "page\n"
         "  --index LADDER    a page linking every game of the ladder file to "
@@ -70,13 +76,15 @@ static int same_file(const char *out, const char *in)
 
 /* -o naming an input would replace it with the page: refused, 2. */
 static int output_is_input(const char *out, const char *record,
-                           const char *ladder, const char *deck,
+                           const char *ladder, const maat_options *options,
                            const maat_replay_log *logs, int n_logs)
 {
     const char *what = same_file(out, record)   ? "the record"
                        : same_file(out, ladder) ? "the ladder file (--index)"
-                       : same_file(out, deck)   ? "the deck file (--deck)"
                                                 : NULL;
+    for (int i = 0; i < options->count && !what; i++)
+        if (same_file(out, options->value[i]))
+            what = "a file of the game's options (--deck, --option)";
     for (int i = 0; i < n_logs && !what; i++)
         if (same_file(out, logs[i].path))
             what = "a bot log (--log)";
@@ -89,14 +97,17 @@ static int output_is_input(const char *out, const char *record,
 
 int main(int argc, char **argv)
 {
-    const char *record = NULL, *out = NULL, *deck = NULL, *ladder = NULL;
+    const char *record = NULL, *out = NULL, *ladder = NULL;
+    maat_options options = {0}; /* --deck, --option: over the record's */
+    char keys[MAAT_MAX_OPTIONS][64]; /* the --option keys, cut from KEY=VALUE */
     const char *records = NULL;
     int json = 0, n_logs = 0;
     maat_replay_log logs[2 * MAAT_MAX_SEATS];
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         int takes = !strcmp(a, "-o") || !strcmp(a, "--log") ||
-                    !strcmp(a, "--deck") || !strcmp(a, "--index") ||
+                    !strcmp(a, "--deck") || !strcmp(a, "--option") ||
+                    !strcmp(a, "--index") ||
                     !strcmp(a, "--records");
         if (takes && !v)
             return bad("option needs a value:", a);
@@ -110,8 +121,21 @@ int main(int argc, char **argv)
             json = 1;
         } else if (!strcmp(a, "-o")) {
             out = v, i++;
-        } else if (!strcmp(a, "--deck")) {
-            deck = v, i++;
+        } else if (!strcmp(a, "--deck") || !strcmp(a, "--option")) {
+            const char *eq = strchr(v, '='), *key = "deck", *value = v;
+            if (a[2] == 'o') { /* --option KEY=VALUE */
+                if (!eq || eq == v || eq - v >= (int)sizeof keys[0])
+                    return bad("--option wants KEY=VALUE (a key of at most "
+                               "63 bytes), not", v);
+                if (options.count == MAAT_MAX_OPTIONS)
+                    return bad("too many game options at", v);
+                char *k = keys[options.count];
+                snprintf(k, sizeof keys[0], "%.*s", (int)(eq - v), v);
+                key = k, value = eq + 1;
+            }
+            if (maat_options_set(&options, key, value) != MAAT_OK)
+                return bad("too many game options at", v);
+            i++;
         } else if (!strcmp(a, "--index")) {
             ladder = v, i++;
         } else if (!strcmp(a, "--records")) {
@@ -139,7 +163,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (output_is_input(out, record, ladder, deck, logs, n_logs)) {
+    if (output_is_input(out, record, ladder, &options, logs, n_logs)) {
         for (int i = 0; i < n_logs; i++)
             free((char *)logs[i].who);
         return 2;
@@ -154,7 +178,8 @@ int main(int argc, char **argv)
             fprintf(stderr, "maat-replay: %s: %d games, %d with a replay\n",
                     out, games, replays);
     } else {
-        json_t *doc = maat_replay_document(record, deck, logs, n_logs, &err);
+        json_t *doc = maat_replay_document(record, &options, logs, n_logs,
+                                           &err);
         if (!doc) {
             rc = 1;
         } else if (json) {

@@ -259,6 +259,46 @@ def test_verify_verbose(tmp):
               "%s: --verify without --verbose prints positions" % game)
 
 
+def test_moved_options(tmp):
+    """A record names its component files; moved since, --option (any game)
+    and --deck (Pyramids) give the new place to --verify and maat-replay."""
+    data = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "sdk", "data")
+    for game, key, name in (("architects", "stones", "architects-stones.txt"),
+                            ("pyramids", "deck", "pyramids-deck.txt")):
+        was = os.path.join(tmp, "was-" + name)
+        now = os.path.join(tmp, "now-" + name)
+        with open(os.path.join(data, name)) as f, open(was, "w") as g:
+            g.write(f.read())
+        rec_path = os.path.join(tmp, "moved-%s.json" % game)
+        make_record(REFEREE, RANDOM, game, 2, 17, rec_path,
+                    ["--option", "%s=%s" % (key, was)] +
+                    ["--bot", "a=" + RANDOM, "--bot", "b=" + RANDOM])
+        os.rename(was, now)
+        r = run([REFEREE, "--verify", rec_path])
+        check(r.returncode == 2 and was in r.stderr,
+              "%s: a moved %s file is named when --verify cannot read it (%d: %s)"
+              % (game, key, r.returncode, r.stderr.strip()))
+        r = run([REFEREE, "--verify", rec_path, "--option", "%s=%s" % (key, now)])
+        check(r.returncode == 0 and "verified (0 differences)" in r.stdout,
+              "%s: --verify --option %s=NEW verifies (%d: %s%s)"
+              % (game, key, r.returncode, r.stdout.strip()[-200:], r.stderr.strip()))
+        out = os.path.join(tmp, "moved-%s.html" % game)
+        r = run([REPLAY, rec_path, "-o", out, "--option", "%s=%s" % (key, now)])
+        check(r.returncode == 0 and os.path.getsize(out) > 0,
+              "%s: maat-replay --option %s=NEW writes the page (%d: %s)"
+              % (game, key, r.returncode, r.stderr.strip()))
+        r = run([REPLAY, rec_path, "-o", out, "--option", "=x"])
+        check(r.returncode == 2 and "--option wants KEY=VALUE" in r.stderr,
+              "maat-replay --option =x: usage error naming the option (%d: %s)"
+              % (r.returncode, r.stderr.strip()))
+        r = run([REPLAY, rec_path, "-o", now, "--option", "%s=%s" % (key, now)])
+        check(r.returncode == 2 and "option" in r.stderr,
+              "maat-replay -o naming the option's file is refused (%d: %s)"
+              % (r.returncode, r.stderr.strip()))
+    r = run([REFEREE, "--verify", rec_path, "--deck", now])
+    check(r.returncode == 0, "--verify --deck still works (%d: %s)" % (r.returncode, r.stderr))
+
+
 def test_index(tmp):
     d = os.path.join(tmp, "tour")
     recs = os.path.join(d, "records")
@@ -331,6 +371,7 @@ def main():
         test_refused_record(tmp)
         test_bad_fields(tmp)
         test_verify_verbose(tmp)
+        test_moved_options(tmp)
         test_index(tmp)
     print("replay: %d failed" % failures)
     return 1 if failures else 0

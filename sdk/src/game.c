@@ -22,6 +22,11 @@ const maat_rules *maat_rules_find(const char *name)
     return NULL;
 }
 
+const maat_rules *maat_rules_default(void)
+{
+    return all_rules[0];
+}
+
 const maat_rules *const *maat_rules_all(int *count)
 {
     *count = (int)(sizeof all_rules / sizeof all_rules[0]);

@@ -85,7 +85,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     write_temp(data, size);
     maat_error e = {0, ""};
-    int n = maat_record_verify(path, deck_for(data, size), NULL, 0, &e);
+    maat_options over = {0};
+    const char *deck = deck_for(data, size);
+    if (deck)
+        maat_options_set(&over, "deck", deck);
+    int n = maat_record_verify(path, &over, NULL, 0, &e);
     if (n < 0)
         CHECK(n == -1 && e.code != MAAT_OK && e.msg[0]);
     return 0;

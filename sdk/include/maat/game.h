@@ -227,6 +227,9 @@ typedef struct maat_rules {
 /* The registry of built-in games. */
 const maat_rules *maat_rules_find(const char *name);
 const maat_rules *const *maat_rules_all(int *count);
+/* The game played when none is named: the registry's first, Pyramids (the
+ * main game).  Every tool takes its default from here. */
+const maat_rules *maat_rules_default(void);
 
 /* MAAT_OK if the table is complete (every entry set, names and counts
  * consistent); else MAAT_EINVAL naming the game and the first entry at
