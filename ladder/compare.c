@@ -53,7 +53,7 @@
 void maat_compare_defaults(maat_compare *c)
 {
     memset(c, 0, sizeof *c);
-    c->game = "pyramids";
+    c->game = maat_rules_default()->name;
     c->seats = 2;
     c->elo0 = MAAT_COMPARE_ELO0;
     c->elo1 = MAAT_COMPARE_ELO1;

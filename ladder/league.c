@@ -154,7 +154,7 @@ int maat_league_config_load(maat_league_config *c, const char *dir,
         }
     }
     const char *game = json_string_value(json_object_get(j, "game"));
-    snprintf(c->game, sizeof c->game, "%s", game ? game : "pyramids");
+    snprintf(c->game, sizeof c->game, "%s", game ? game : maat_rules_default()->name);
     const maat_rules *r = maat_rules_find(c->game);
     if (!r) {
         rc = bad_field(err, path, "game", "names no game maat knows");

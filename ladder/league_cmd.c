@@ -67,7 +67,7 @@ static int fail(const maat_error *err, int code)
 
 static int cmd_new(int argc, char **argv)
 {
-    const char *reference = NULL, *game = "pyramids", *endpoint = NULL;
+    const char *reference = NULL, *game = maat_rules_default()->name, *endpoint = NULL;
     int seats = 2, jobs = 1, validation = 2, queue = 0, n;
     const char *pos[1];
     maat_opt opts[] = {

@@ -361,7 +361,7 @@ static int cmd_demo(int argc, char **argv)
     maat_tournament t;
     memset(&t, 0, sizeof t);
     snprintf(t.name, sizeof t.name, "demo");
-    snprintf(t.game, sizeof t.game, "pyramids");
+    snprintf(t.game, sizeof t.game, "%s", maat_rules_default()->name);
     t.seats = 2;
     t.matches = 24;
     t.format = TOUR_ROUND_ROBIN;
@@ -392,7 +392,7 @@ static int cmd_demo(int argc, char **argv)
         printf("\n");
         fflush(stdout);
         const char *files[] = {ladder};
-        rc = show_standings(files, 1, "pyramids", "table");
+        rc = show_standings(files, 1, t.game, "table");
     }
     if (rc == 0)
         printf("\nevery game's record and bot logs: %s/ (see them all: "

@@ -147,7 +147,7 @@ int maat_tournament_load(maat_tournament *t, const char *path,
                   "with '.' or '-' (it starts every match id)");
         goto out;
     }
-    snprintf(t->game, sizeof t->game, "%s", game ? game : "pyramids");
+    snprintf(t->game, sizeof t->game, "%s", game ? game : maat_rules_default()->name);
     const maat_rules *r = maat_rules_find(t->game);
     if (!r) {
         int n;

@@ -72,7 +72,7 @@ static void print_position(const maat_rules *r, const maat_game *g, int seat,
 
 int main(int argc, char **argv)
 {
-    const char *game = "pyramids", *deck = NULL;
+    const char *game = maat_rules_default()->name, *deck = NULL;
     maat_seed deal, players;
     maat_seed_from_u64(&deal, 1);
     int seats = 4, quiet = 0, board = 0, view = MAAT_OMNISCIENT;

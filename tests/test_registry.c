@@ -11,6 +11,10 @@ int main(void)
     int n;
     const maat_rules *const *all = maat_rules_all(&n);
     CHECK(n >= 3, "%d games registered, want at least the 3 built in", n);
+    /* the default every tool plays: the main game, and a registered one */
+    CHECK(maat_rules_default() == maat_rules_find("pyramids") &&
+          maat_rules_default() == all[0], "the default game is not "
+          "Pyramids, the registry's first");
     for (int i = 0; i < n; i++) {
         maat_error err = {0, ""};
         CHECK(maat_rules_check(all[i], &err) == MAAT_OK, "%s: %s",
