@@ -383,6 +383,28 @@ def sdk_resyncs_once(tmp, version=2):
           (seen, rc, err[-300:]))
 
 
+def sdk_hellos_until_welcomed(tmp):
+    """The SDK's wait is bounded: unanswered, it says hello again after a
+    second (not sooner), and once welcomed it plays and ends on bye."""
+    def script(r, next_msg, hellos, bot):
+        rid, m = next_msg()
+        hellos.append((time.monotonic(), m))
+        rid, m = next_msg()
+        hellos.append((time.monotonic(), m))
+        r.send_multipart([rid, pack({'type': 'welcome', 'version': 1,
+                                     'game': 'pyramix',
+                                     'rules_version': 'pyramix-2',
+                                     'games': 1, 'setup': {}})])
+        r.send_multipart([rid, pack({'type': 'bye'})])
+
+    rc, err, hellos = fake_referee(tmp, script, ('--protocol', '1'))
+    kinds = [m.get('type') if m else None for _, m in hellos]
+    gap = hellos[1][0] - hellos[0][0] if len(hellos) == 2 else 0
+    check(kinds == ['hello', 'hello'] and gap >= 0.9 and rc == 0,
+          'unanswered, the SDK says hello again after a second, then plays '
+          'on once welcomed (exit 0)', (kinds, round(gap, 3), rc, err))
+
+
 def main():
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix='maat-v2-') as tmp:
@@ -390,6 +412,7 @@ def main():
         bad_versions(tmp)
         sdk_falls_back(tmp)
         sdk_resyncs_once(tmp)
+        sdk_hellos_until_welcomed(tmp)
     return report(t0)
 
 

@@ -432,54 +432,50 @@ int maat_bot_run(const maat_bot_options *opt, maat_bot_act_fn act,
      * said hello to that one; its DEALER reconnects to the next referee on
      * its own, but as a new peer that has said nothing (a repeated hello on
      * a seated connection is ignored before the game, docs/PROTOCOL.md). */
-    /* The wait: a receive, and only when it finds nothing a poll() on the
-     * socket's ZMQ_FD, as the referee waits (referee/match.c): zmq_poll
-     * asks the socket for its descriptor and its events before and after
-     * waiting, ~1,000 instructions a message more.  ZMQ_FD is
-     * edge-triggered and may wake with no message (libzmq had commands to
-     * process): the receive after it finds out, and the wait goes on to
-     * the same deadline. */
-    int fd = -1;
-    size_t fd_len = sizeof fd;
-    if (zmq_getsockopt(b.sock, ZMQ_FD, &fd, &fd_len) != 0) {
-        fprintf(stderr, "%s: cannot get the socket's descriptor: %s\n",
-                o.name, zmq_strerror(zmq_errno()));
-        goto out;
-    }
+    /* The wait: a blocking receive, bounded by ZMQ_RCVTIMEO (set only when
+     * the bound changes; it is no system call).  libzmq then waits on its
+     * own mailbox and reads the message, where a non-blocking receive, a
+     * poll() on ZMQ_FD and a receive again made each of their checks of
+     * the mailbox twice: the main thread's system calls a decision went
+     * from 11.6 to 8.5, each dearer under the sandbox's filter (issue 19;
+     * bench/bench_bot_syscalls.sh, docs/PERFORMANCE.md "The bot's
+     * wait"). */
     int64_t wait_start = now_ns(), waited = 0;
+    int timeout_set = -2; /* the ZMQ_RCVTIMEO the socket has now */
     for (;;) {
+        int64_t ms = (now_ns() - wait_start) / 1000000;
+        int wait = b.welcomed || o.idle_timeout_ms - waited < 1000
+                       ? o.idle_timeout_ms - (int)waited : 1000;
+        if (ms >= wait) { /* nothing for `wait` ms */
+            if (!b.welcomed && (waited += wait) < o.idle_timeout_ms) {
+                send_hello(&b);
+                wait_start = now_ns();
+                continue;
+            }
+            fprintf(stderr, "%s: no word from the referee at %s for %d "
+                            "ms; giving up\n", o.name, o.endpoint,
+                    o.idle_timeout_ms);
+            goto out;
+        }
+        int timeout = (int)(wait - ms);
+        if (timeout != timeout_set) {
+            if (zmq_setsockopt(b.sock, ZMQ_RCVTIMEO, &timeout,
+                               sizeof timeout) != 0) {
+                fprintf(stderr, "%s: cannot set the receive timeout: %s\n",
+                        o.name, zmq_strerror(zmq_errno()));
+                goto out;
+            }
+            timeout_set = timeout;
+        }
         zmq_msg_t msg;
         zmq_msg_init(&msg);
-        if (zmq_msg_recv(&msg, b.sock, ZMQ_DONTWAIT) < 0) {
+        if (zmq_msg_recv(&msg, b.sock, 0) < 0) {
             zmq_msg_close(&msg);
-            if (zmq_errno() == EINTR)
-                continue;
-            if (zmq_errno() != EAGAIN) {
-                fprintf(stderr, "%s: cannot receive: %s\n", o.name,
-                        zmq_strerror(zmq_errno()));
-                goto out;
-            }
-            int64_t ms = (now_ns() - wait_start) / 1000000;
-            int wait = b.welcomed || o.idle_timeout_ms - waited < 1000
-                           ? o.idle_timeout_ms - (int)waited : 1000;
-            if (ms >= wait) { /* nothing for `wait` ms */
-                if (!b.welcomed && (waited += wait) < o.idle_timeout_ms) {
-                    send_hello(&b);
-                    wait_start = now_ns();
-                    continue;
-                }
-                fprintf(stderr, "%s: no word from the referee at %s for %d "
-                                "ms; giving up\n", o.name, o.endpoint,
-                        o.idle_timeout_ms);
-                goto out;
-            }
-            struct pollfd pfd = {fd, POLLIN, 0};
-            if (poll(&pfd, 1, (int)(wait - ms)) < 0 && errno != EINTR) {
-                fprintf(stderr, "%s: cannot wait: %s\n", o.name,
-                        strerror(errno));
-                goto out;
-            }
-            continue;
+            if (zmq_errno() == EINTR || zmq_errno() == EAGAIN)
+                continue; /* a signal, or the timeout: the loop decides */
+            fprintf(stderr, "%s: cannot receive: %s\n", o.name,
+                    zmq_strerror(zmq_errno()));
+            goto out;
         }
         b.received_ns = now_ns();
         int r = on_message(&b, zmq_msg_data(&msg), zmq_msg_size(&msg), act,
