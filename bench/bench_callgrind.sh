@@ -21,13 +21,16 @@
 #    request size of those games (measured with spy bots speaking the same
 #    protocol version), each side waiting three ways: raw_router with
 #    --wait fd (a receive, then poll() on ZMQ_FD: how the referee waits,
-#    and the SDK bot since the third round of 2026-11-26, so ref_x and
-#    bot_x, against raw_dealer, compare like with like), raw_poll with
-#    --wait poll (zmq_poll: how the referee waited before 2026-11-26 and
-#    the SDK bot until that third round; raw_dlr_poll), raw_recv
-#    with --wait recv (a blocking receive: the least a ROUTER can spend,
-#    though a referee, which must also watch its clock, signals and the
-#    bots' pipes, cannot wait that way; ref_x_recv).
+#    so ref_x compares like with like), raw_poll with --wait poll
+#    (zmq_poll: how the referee waited before 2026-11-26 and the SDK bot
+#    until that third round; raw_dlr_poll), raw_recv with --wait recv (a
+#    blocking receive: the least a ROUTER can spend, though a referee,
+#    which must also watch its clock, signals and the bots' pipes, cannot
+#    wait that way; ref_x_recv).  raw_dealer is the DEALER that waits
+#    with a blocking receive, as the SDK bot does since 2026-11-28 (from
+#    the third round of 2026-11-26 until then it waited as the referee
+#    does, and raw_dealer was the --wait fd DEALER): bot_x compares like
+#    with like.
 # --protocol 1: the bots speak protocol version 1 (maat-random
 # --full-observation: every request carries the observation); 2: the
 # delta protocol (maat-random --protocol 2); 3, the default: the delta
@@ -154,7 +157,7 @@ for seats in $seats_list; do
     pr=$(( (I[prfd2200] - I[prfd200]) / 2000 ))
     pp_=$(( (I[prpoll2200] - I[prpoll200]) / 2000 ))
     prr=$(( (I[prrecv2200] - I[prrecv200]) / 2000 ))
-    pd=$(( (I[pdfd2200] - I[pdfd200]) / 2000 ))
+    pd=$(( (I[pdrecv2200] - I[pdrecv200]) / 2000 ))
     pdp=$(( (I[pdpoll2200] - I[pdpoll200]) / 2000 ))
     printf "%5d %10d %10d %10d %10d %10d %10d %10d %12d %8.2f %10.2f %8.2f  %d\n" "$seats" "$r" "$rr" "$pr" "$pp_" "$prr" "$b" "$pd" "$pdp" \
         "$(awk "BEGIN {print $r / $pr}")" "$(awk "BEGIN {print $r / $prr}")" \

@@ -30,6 +30,10 @@
 
 #include "maat/error.h"
 #include "maat/game.h"
+#include "maat/rng.h"
+
+/* Referees one league runs at once, at most (the config's "jobs"). */
+#define MAAT_LEAGUE_MAX_JOBS 256
 
 typedef struct maat_league_config {
     char game[32];
@@ -77,5 +81,13 @@ int maat_league_run(const char *dir, const maat_league_options *o,
  * none: derive(the league's secret key, "token NAME"), 32 hex digits. */
 int maat_league_token(const char *dir, const char *name, char out[33],
                       maat_error *err);
+
+/* The directory's folders (entries, files, records, logs, site, state,
+ * shards...), made if missing (state/ mode 0700). */
+int maat_league_make_folders(const char *dir, maat_error *err);
+/* The league's secret key: DIR/state/seed.key, made (0600) if missing.
+ * Match `id` is dealt derive(key, id): the referee reads the key itself
+ * (--seed-file, --seed-label), so it is on no command line. */
+int maat_league_key(const char *dir, maat_seed *key, maat_error *err);
 
 #endif
