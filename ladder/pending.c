@@ -13,7 +13,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "ladder_file.h"
 #include "ladder_line.h"
 #include "pending.h"
 
@@ -21,9 +20,12 @@
  * waiting file is not something a referee of ours wrote. */
 #define PENDING_MAX_BYTES (64u << 20)
 
-char *maat_pending_dir(const char *ladder)
+char *maat_pending_dir(const char *ladder, const char *name)
 {
-    return maat_ladder_sibling(ladder, ".pending");
+    char *dir;
+    if (asprintf(&dir, "%s.%s.pending", ladder, name) < 0)
+        return NULL;
+    return dir;
 }
 
 char *maat_pending_file(const char *dir, const char *match_id)

@@ -3,7 +3,9 @@
  * With --jobs over 1 the matches of a run finish in an order that changes
  * from run to run, and ratings (OpenSkill) take the games in file order:
  * the same games could give other ratings.  So each referee of such a run
- * writes to a file of its own match, "<ladder>.pending/<match id>.jsonl",
+ * writes to a file of its own match, "<ladder>.<name>.pending/<match
+ * id>.jsonl" (one directory per tournament, like its lock: only the run
+ * that holds the lock touches it),
  * and the run appends a match's lines to the ladder file once every
  * earlier match of the run has finished.  The ladder file then holds the
  * games in match order, as --jobs 1 writes them, whichever match ended
@@ -20,8 +22,8 @@
 
 #include "maat/error.h"
 
-/* "x.jsonl" -> "x.pending" (malloc'd; NULL when out of memory). */
-char *maat_pending_dir(const char *ladder);
+/* "<ladder>.<name>.pending" (malloc'd; NULL when out of memory). */
+char *maat_pending_dir(const char *ladder, const char *name);
 
 /* "DIR/MATCH_ID.jsonl" (malloc'd; NULL when out of memory). */
 char *maat_pending_file(const char *dir, const char *match_id);

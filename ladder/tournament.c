@@ -974,7 +974,7 @@ static int move_all_pending(const maat_tournament *t, const char *dir,
         if (rc)
             return rc;
     }
-    rmdir(dir); /* when empty: another tournament's may wait there */
+    rmdir(dir); /* this tournament's alone (its lock is held) */
     return MAAT_OK;
 }
 
@@ -998,7 +998,7 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
      * reordered for remote bots), `ended` says which have, and `moved`
      * how many of `order` are in the ladder.  Not for the rating-based
      * format: its next lineup is chosen from the games as they end. */
-    char *pdir = maat_pending_dir(t->ladder);
+    char *pdir = maat_pending_dir(t->ladder, t->name);
     int in_order = t->jobs > 1 && t->format != TOUR_LADDER;
     int *order = malloc(sizeof *order * (size_t)t->matches), moved = 0;
     char *ended = calloc((size_t)t->matches, 1);

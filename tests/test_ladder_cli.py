@@ -399,7 +399,7 @@ check(not later, f"... not even a second later: {later}")
 games, _ = read_ladder(lad)
 done_before = len(unique_games(games))
 check(0 < done_before < 32, f"interrupted part-way ({done_before} of 32 games)")
-check(not os.path.exists(os.path.join(work, "intr.pending")),
+check(not os.path.exists(os.path.join(work, "intr.jsonl.%s.pending" % marker)),
       "SIGINT: what waited for earlier matches is in the ladder, none left "
       "waiting")
 # Ctrl-C on a terminal: SIGINT to the whole process group
@@ -468,7 +468,7 @@ check(rc == 0 and os.path.exists(ended1) and
       [g and g["id"] for g in games] == want,
       f"--jobs 2: match 1 ended first, the ladder still lists the games in "
       f"match order ({rc}: {[g and g['id'] for g in games]} {err.strip()[-200:]})")
-pdir = os.path.join(work, "order.pending")
+pdir = os.path.join(work, "order.jsonl.ord.pending")
 check(not os.path.exists(pdir), "... and no waiting lines are left")
 calls = [json.loads(l) for l in open(argv_log)]
 ok = len(calls) == 3
@@ -483,7 +483,7 @@ check(ok, f"each referee writes to its match's waiting file, and its bots "
 # run appends them, in match order and whole lines only, before it reads
 # the ladder, and plays the rest.
 lad2 = os.path.join(work, "order2.jsonl")
-pdir2 = os.path.join(work, "order2.pending")
+pdir2 = os.path.join(work, "order2.jsonl.ord.pending")
 os.mkdir(pdir2)
 raw = open(lad).read().split("\n")
 with open(os.path.join(pdir2, "ord-2.jsonl"), "w") as f:
