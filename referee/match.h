@@ -114,7 +114,18 @@ int maat_fault_policy_parse(const char *text, int *strikes);
  * not); MAAT_EIO etc. with err filled when the match could not be held;
  * MAAT_ESTATE when interrupted by SIGINT/SIGTERM (no result written for
  * the unfinished game); MAAT_EHOST when a bot's sandbox could not be made
- * (the machine's failure: no result written for the game).  Every bot process is gone when this returns. */
+ * (the machine's failure: no result written for the game).  Every bot
+ * process is gone when this returns.
+ *
+ * What it does to the whole process, so that an embedder knows: SIGINT,
+ * SIGTERM, SIGHUP and SIGCHLD are blocked in the calling thread while it
+ * runs (read through a signalfd; the mask is restored on return);
+ * SIGPIPE is ignored, and stays so (a bot that closed its end must not
+ * kill the referee); the soft RLIMIT_NOFILE is raised to the hard limit,
+ * and stays so (libzmq 4.3 aborts the process when an ipc:// accept finds
+ * no descriptor, and bots cannot be stopped from connecting).  Bots get
+ * neither: their limits and signal dispositions are set when they start
+ * (proc.h). */
 int maat_match_run(const maat_match_config *c, maat_error *err);
 
 #endif
