@@ -440,7 +440,7 @@ static pid_t start_run(const maat_compare *c, const maat_pin_cpus *cpus,
     run_id(c, b, run, id, sizeof id);
     char **argv = run_argv(c, b, run, sandbox_checked);
     pid_t pid = argv ? maat_referee_start(argv, c->pin ?
-                           maat_pin_slot_cpu(cpus, slot) : -1, id)
+                           maat_pin_slot_cpu(cpus, slot) : -1, id, 0)
                      : -1;
     maat_argv_free(argv);
     return pid;

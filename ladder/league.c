@@ -818,7 +818,7 @@ static int start_match(league *L, const lineup *u)
         }
     } else {
         char **argv = match_argv(L, u, m->id, ladder);
-        m->pid = argv ? maat_referee_start(argv, -1, m->id) : -1;
+        m->pid = argv ? maat_referee_start(argv, -1, m->id, 1) : -1;
         maat_argv_free(argv);
         if (m->pid < 0) {
             fprintf(stderr, "maat-ladder league: cannot start match %s\n",

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -218,10 +219,17 @@ void maat_referee_task_cap_check(const char *who, char *const *extra,
             "limit is wanted)\n", who, nproc, why);
 }
 
-pid_t maat_referee_start(char **argv, int cpu, const char *match)
+pid_t maat_referee_start(char **argv, int cpu, const char *match,
+                         int outlive)
 {
+    pid_t parent = getpid();
     pid_t pid = fork();
     if (pid == 0) {
+        /* SIGTERM, so that it stops its bots and writes nothing of the
+         * unfinished game (REFEREE.md, exit 4) */
+        if (!outlive && (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 ||
+                         getppid() != parent))
+            _exit(127);
         sigset_t none;
         sigemptyset(&none);
         signal(SIGINT, SIG_DFL);

@@ -83,10 +83,15 @@ void maat_referee_task_cap_check(const char *who, char *const *extra,
 /* fork + exec argv in a child that restores SIGINT/SIGTERM to their
  * defaults, blocks no signal (a parent may block them for signalfd) and,
  * when cpu >= 0, runs on that CPU alone with the bots it starts (pin.h;
- * `match` names the match in a pinning error).  Returns the pid, or -1 if
- * fork failed.  A failed exec exits the child with 127 after
- * "maat-ladder: cannot run PATH: why" on stderr. */
-pid_t maat_referee_start(char **argv, int cpu, const char *match);
+ * `match` names the match in a pinning error).  Unless `outlive`, the
+ * referee gets SIGTERM when the calling process dies, even SIGKILLed (a
+ * tournament's referee left playing would write lines while the next run
+ * plays its match again; a league's referees finish their matches, which
+ * its restart counts: docs/LEAGUE.md).  Returns the pid, or -1 if fork
+ * failed.  A failed exec exits the child with 127 after "maat-ladder:
+ * cannot run PATH: why" on stderr. */
+pid_t maat_referee_start(char **argv, int cpu, const char *match,
+                         int outlive);
 
 /* While referees run: SIGINT and SIGTERM call `on_stop` (which sets a
  * flag), and SIGINT, SIGTERM and SIGCHLD are blocked except inside

@@ -504,8 +504,12 @@ static char **tournament_argv(const maat_tournament *t, int i,
     char id[96];
     maat_tournament_match_id(t, i, id, sizeof id);
     char *waiting = NULL; /* this match's lines, until their turn */
-    if (pending_dir && !(waiting = maat_pending_file(pending_dir, id)))
+    char *waiting_root = NULL; /* every tournament's waiting lines */
+    if (pending_dir && (!(waiting = maat_pending_file(pending_dir, id)) ||
+                        !(waiting_root = maat_pending_root(t->ladder)))) {
+        free(waiting);
         return NULL;
+    }
     maat_referee_cmd c = {
         .referee = t->referee, .game = t->game,
         .seed = t->seed[0] ? t->seed : NULL, .seed_file = t->key_file,
@@ -521,7 +525,8 @@ static char **tournament_argv(const maat_tournament *t, int i,
          * the ladder, hidden by the referee when it writes there, when
          * it writes to its waiting file instead (with the other
          * matches' waiting files) */
-        .hide = {play_dir ? t->games_dir : NULL, pending_dir,
+        .hide = {play_dir ? t->games_dir : NULL,
+                 pending_dir ? waiting_root : NULL,
                  pending_dir ? t->ladder : NULL},
         .sandbox_checked = sandbox_checked,
         .extra = t->referee_args, .n_extra = t->n_referee_args};
@@ -536,6 +541,7 @@ static char **tournament_argv(const maat_tournament *t, int i,
     }
     char **argv = maat_referee_argv(&c);
     free(waiting);
+    free(waiting_root);
     return argv;
 }
 
@@ -961,21 +967,20 @@ static int move_pending(const maat_tournament *t, const char *dir, int i,
     return rc;
 }
 
-/* Every match's waiting lines, in match order: what a run stopped part
- * way left, before the ladder is read (or when this run is stopped). */
+/* Every waiting line of this tournament, in match order: what a run
+ * stopped part way left, before the ladder is read (or when this run is
+ * stopped).  Needs the tournament's lock. */
 static int move_all_pending(const maat_tournament *t, const char *dir,
                             int quiet, maat_error *err)
 {
-    struct stat st;
-    if (stat(dir, &st) != 0)
-        return MAAT_OK; /* none */
-    for (int i = 0; i < t->matches; i++) {
-        int rc = move_pending(t, dir, i, quiet, err);
-        if (rc)
-            return rc;
-    }
-    rmdir(dir); /* this tournament's alone (its lock is held) */
-    return MAAT_OK;
+    int moved = 0, torn = 0;
+    int rc = maat_pending_move_all(dir, t->ladder, &moved, &torn, err);
+    if (!quiet && moved)
+        fprintf(stderr, "maat-ladder: %s: appended the lines of %d match%s "
+                "that had waited for earlier ones%s\n", t->ladder, moved,
+                moved == 1 ? "" : "es", torn ? " (a torn last line, a "
+                "referee stopped mid-write, left out)" : "");
+    return rc;
 }
 
 static int run_locked(const maat_tournament *t, const maat_run_options *o,
@@ -1026,16 +1031,15 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
     for (int i = 0; i < t->matches; i++)
         if (!match_done(t, &f.l, i))
             order[n_pending] = i, pending[n_pending++] = i;
-    /* the ladder made now, so that the referees hide it from their bots
-     * (they hide only what exists) */
-    if (in_order && n_pending > 0 &&
-        ((mkdir(pdir, 0755) != 0 && errno != EEXIST) ||
-         maat_ladder_check_writable(t->ladder, 1, NULL) != MAAT_OK)) {
-        rc = maat_error_set(err, MAAT_EIO, "%s: cannot make the directory "
-                            "of lines waiting for earlier matches, or the "
-                            "ladder file %s", pdir, t->ladder);
+    /* The waiting lines' directories, and with them the ladder, made now:
+     * referees hide only what exists when their bots start, and every
+     * referee writing to this ladder hides "<ladder>.waiting" (pending.h),
+     * so it is made by every run, whether it waits for lines or not. */
+    if (n_pending > 0 &&
+        ((rc = maat_pending_make(t->ladder, in_order ? t->name : NULL,
+                                 err)) ||
+         (in_order && (rc = maat_ladder_check_writable(t->ladder, 1, err)))))
         goto out;
-    }
     int skipped = t->matches - n_pending;
     if (!o->quiet && skipped)
         fprintf(stderr, "maat-ladder: %d of %d matches already in %s; "
@@ -1088,7 +1092,8 @@ static int run_locked(const maat_tournament *t, const maat_run_options *o,
             snprintf(match, sizeof match, "%d", i);
             int slot = free_slot(slot_of, running);
             pid_t pid = argv ? maat_referee_start(argv, t->pin ?
-                                   maat_pin_slot_cpu(&cpus, slot) : -1, match)
+                                   maat_pin_slot_cpu(&cpus, slot) : -1, match,
+                                   0)
                              : -1;
             maat_argv_free(argv);
             if (pid < 0) {
@@ -1221,6 +1226,21 @@ int maat_tournament_plan(const maat_tournament *t, const char *shard_dir,
                               "tournament with `run`");
     maat_ladder l = {0};
     int rc = key_ready(t, err);
+    if (rc)
+        return rc;
+    /* lines a stopped `run` left waiting are games played: in the ladder
+     * first, or they would be planned again (under the run's lock) */
+    char *pdir = maat_pending_dir(t->ladder, t->name);
+    int lock = pdir ? lock_run(t, err) : -1;
+    if (!pdir)
+        rc = maat_error_set(err, MAAT_ENOMEM, "out of memory");
+    else if (lock < 0)
+        rc = err->code;
+    else
+        rc = move_all_pending(t, pdir, 0, err);
+    if (lock >= 0)
+        close(lock);
+    free(pdir);
     if (rc == MAAT_OK)
         rc = maat_ladder_read(&l, t->ladder, 1, stderr, err);
     if (rc)

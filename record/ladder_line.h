@@ -40,6 +40,14 @@ typedef struct maat_ladder_line {
     const char *log_files[MAAT_MAX_SEATS];
 } maat_ladder_line;
 
+/* Beside ladder file L, "L.waiting/": lines of matches that ended before
+ * an earlier one of the same `maat-ladder run`, waiting to be appended in
+ * match order (ladder/pending.h), one subdirectory per tournament.  Every
+ * referee writing to L hides it from its sandboxed bots, as it hides L:
+ * those lines hold seeds, and with duplicate seats a seed is also the deal
+ * of a game still being played. */
+#define MAAT_LADDER_WAITING_SUFFIX ".waiting"
+
 /* Append l's line to the ladder file at path (created when missing):
  * MAAT_EIO naming the path and the reason when it cannot be. */
 int maat_ladder_line_append(const maat_ladder_line *l, const char *path,

@@ -602,8 +602,16 @@ void match_sandbox_hides(match *m)
     const maat_match_config *c = m->c;
     const char *from[MATCH_HIDES];
     int n = 0;
-    if (c->ladder_path)
+    if (c->ladder_path) {
         hide_add(m, from, &n, c->ladder_path, 0, "--ladder");
+        /* and the lines of other matches waiting to join it (maat-ladder
+         * run --jobs N: their games' seeds, one of which may be the deal
+         * of a game still being played) */
+        char waiting[1100];
+        snprintf(waiting, sizeof waiting, "%s%s", c->ladder_path,
+                 MAAT_LADDER_WAITING_SUFFIX);
+        hide_add(m, from, &n, waiting, 0, "--ladder");
+    }
     if (c->record_path) {
         hide_add(m, from, &n, c->record_path, 1, "--record");
         /* when the directory must stay visible, at least the records that

@@ -43,7 +43,7 @@ typedef struct maat_bot_spec {
     const char *curve_key; /* remote bots with CURVE: its Z85 public key */
 } maat_bot_spec;
 
-#define MAAT_MAX_HIDE 8
+#define MAAT_MAX_HIDE 32
 #define MAAT_MAX_BOT_ENV 32 /* --bot-env specs */
 #define MAAT_MAX_PRIVATE 16 /* --private NAME=DIR */
 typedef struct maat_match_config {

@@ -94,7 +94,7 @@ typedef struct stranger {
 } stranger;
 
 #define MATCH_HIDE_RECORDS 8 /* existing records of a series hidden by name */
-#define MATCH_HIDES (4 + MATCH_HIDE_RECORDS + MAAT_MAX_HIDE)
+#define MATCH_HIDES (5 + MATCH_HIDE_RECORDS + MAAT_MAX_HIDE)
 /* a sandbox's command line: the bot's command (4000 bytes), the paths it
  * hides, and up to MAAT_SANDBOX_MAX_SOCKETS host sockets it covers */
 #define MATCH_BOXED_MAX (256 * 1024)

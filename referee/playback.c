@@ -84,19 +84,23 @@ int maat_playback_open(maat_playback *p, const char *path,
     maat_options opt = {0};
     const char *key;
     json_t *value;
-    int many = 0; /* more options than a game can be given */
+    int many = 0, more = 0; /* more options than a game can be given */
     json_object_foreach(options, key, value)
         if (json_is_string(value))
             many |= maat_options_set(&opt, key, json_string_value(value));
     int overridden = overrides && overrides->count > 0;
     for (int i = 0; overridden && i < overrides->count; i++)
-        many |= maat_options_set(&opt, overrides->key[i],
+        more |= maat_options_set(&opt, overrides->key[i],
                                  overrides->value[i]);
-    if (many) {
+    if (many || more) {
         maat_playback_close(p);
-        return maat_error_set(err, MAAT_EFORMAT, "%s: field 'options': more "
-                              "than %d game options, with those given to "
-                              "override them", path, MAAT_MAX_OPTIONS);
+        return many ? maat_error_set(err, MAAT_EFORMAT, "%s: field "
+                                     "'options': more than %d game options",
+                                     path, MAAT_MAX_OPTIONS)
+                    : maat_error_set(err, MAAT_EINVAL, "%s: its game options "
+                                     "and those given (--option, --deck) "
+                                     "are more than %d different keys", path,
+                                     MAAT_MAX_OPTIONS);
     }
     p->setup = p->rules->setup_new(&opt, err);
     if (!p->setup && !overridden && err) { /* the record's options, named */

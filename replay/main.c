@@ -85,6 +85,14 @@ static int output_is_input(const char *out, const char *record,
     for (int i = 0; i < options->count && !what; i++)
         if (same_file(out, options->value[i]))
             what = "a file of the game's options (--deck, --option)";
+    /* and the files the record's own options name (its deck...) */
+    json_t *rec = record && !what ? json_load_file(record, 0, NULL) : NULL;
+    const char *key;
+    json_t *v;
+    json_object_foreach(json_object_get(rec, "options"), key, v)
+        if (!what && same_file(out, json_string_value(v)))
+            what = "a file the record's options name";
+    json_decref(rec);
     for (int i = 0; i < n_logs && !what; i++)
         if (same_file(out, logs[i].path))
             what = "a bot log (--log)";

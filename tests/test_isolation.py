@@ -171,17 +171,25 @@ def isolated_match(tmp):
     res = os.path.join(d, 'results')
     logs = os.path.join(d, 'logs')
     os.makedirs(res)
-    ladder = os.path.join(res, 'ladder.jsonl')
+    # the ladder beside the bot's program, outside the records' directory
+    ladder = os.path.join(d, 'ladder.jsonl')
     with open(ladder, 'w') as f:
         f.write('{"seed": "an earlier game"}\n')
     old = os.path.join(res, 'old-record.json')
     with open(old, 'w') as f:
         f.write('{"seed": "an earlier record"}\n')
+    # the lines other matches of a `maat-ladder run --jobs N` keep waiting
+    # beside the ladder (outside the records' directory, which is hidden
+    # whole): hidden too, by any referee writing to that ladder
+    waiting = os.path.join(d, 'ladder.jsonl.waiting')
+    os.makedirs(os.path.join(waiting, 't'))
+    with open(os.path.join(waiting, 't', 't-3.jsonl'), 'w') as f:
+        f.write('{"seed": "a deal still being played"}\n')
     probe = probe_file(d)
     # the paths to look for come in the environment: a path the command
     # names stays visible (it may be the bot's own program or data)
     env = dict(os.environ, MAAT_RANDOM_BOT=RANDOM,
-               MAAT_PROBE_PATHS=' '.join((ladder, res, logs)))
+               MAAT_PROBE_PATHS=' '.join((ladder, res, logs, waiting)))
     env.pop('MAAT_SANDBOX', None)
     cmd = [REFEREE, '--fixed-seats', '--seed', '5', '--limit-tmp', '16',
            '--record', os.path.join(res, 'rec.json'), '--ladder', ladder,
@@ -217,6 +225,8 @@ def isolated_match(tmp):
     check(ladder in hidden and res in hidden and logs in hidden,
           'the ladder file, the records and the logs are hidden',
           repr(v.get('SEES')))
+    check(waiting in hidden, 'the lines waiting to join the ladder file '
+          '(LADDER.waiting/) are hidden', repr(v.get('SEES')))
     tmp_bytes = int((v.get('TMP-BYTES') or ['-1'])[0])
     check(0 <= tmp_bytes <= 16 << 20,
           'its /tmp holds at most --limit-tmp 16 MiB (%d bytes written)'

@@ -399,7 +399,7 @@ check(not later, f"... not even a second later: {later}")
 games, _ = read_ladder(lad)
 done_before = len(unique_games(games))
 check(0 < done_before < 32, f"interrupted part-way ({done_before} of 32 games)")
-check(not os.path.exists(os.path.join(work, "intr.jsonl.%s.pending" % marker)),
+check(not os.path.exists(os.path.join(work, "intr.jsonl.waiting", marker)),
       "SIGINT: what waited for earlier matches is in the ladder, none left "
       "waiting")
 # Ctrl-C on a terminal: SIGINT to the whole process group
@@ -422,6 +422,19 @@ check(not marked_processes(marker), f"no referee or bot survives Ctrl-C: {left}"
 games, _ = read_ladder(lad)
 check(all(games) and len(unique_games(games)) < 32,
       f"still part-way, every line whole ({len(unique_games(games))} of 32 games)")
+# maat-ladder SIGKILLed: its referees go too (a referee left playing would
+# append lines while the next run played the same match again)
+n_lines = len(games)
+p = subprocess.Popen([LADDER, "run", conf, "--jobs", "2"], env=env,
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+check(wait_for_lines(lad, n_lines + 1, 120), "kill: a new line arrives")
+p.kill()
+p.wait()
+end = time.monotonic() + 60
+while marked_processes(marker) and time.monotonic() < end:
+    time.sleep(0.05)
+check(not marked_processes(marker), "SIGKILL of maat-ladder: no referee or "
+      f"bot plays on ({marked_processes(marker)})")
 rc, out, err = ladder("run", conf, "--jobs", "2", "--quiet", env=env)
 check(rc == 0, f"resume after SIGINT: exit 0 ({rc}) {err.strip()[-200:]}")
 games, _ = read_ladder(lad)
@@ -468,37 +481,49 @@ check(rc == 0 and os.path.exists(ended1) and
       [g and g["id"] for g in games] == want,
       f"--jobs 2: match 1 ended first, the ladder still lists the games in "
       f"match order ({rc}: {[g and g['id'] for g in games]} {err.strip()[-200:]})")
-pdir = os.path.join(work, "order.jsonl.ord.pending")
-check(not os.path.exists(pdir), "... and no waiting lines are left")
+root = lad + ".waiting"
+pdir = os.path.join(root, "ord")
+check(not os.path.exists(pdir) and os.path.isdir(root),
+      "... and no waiting lines are left (the shared LADDER.waiting/ stays, "
+      "for every referee of this ladder to hide)")
 calls = [json.loads(l) for l in open(argv_log)]
 ok = len(calls) == 3
 for a in calls:
     m = a[a.index("--match-id") + 1]
     hidden = [a[k + 1] for k, w in enumerate(a) if w == "--hide"]
     ok &= (a[a.index("--ladder") + 1] == os.path.join(pdir, m + ".jsonl") and
-           pdir in hidden and lad in hidden)
+           root in hidden and lad in hidden)
 check(ok, f"each referee writes to its match's waiting file, and its bots "
           f"see neither those nor the ladder ({calls[:1]})")
 # A run killed part way (maat-ladder itself) leaves waiting files: the next
 # run appends them, in match order and whole lines only, before it reads
 # the ladder, and plays the rest.
 lad2 = os.path.join(work, "order2.jsonl")
-pdir2 = os.path.join(work, "order2.jsonl.ord.pending")
-os.mkdir(pdir2)
+pdir2 = os.path.join(work, "order2.jsonl.waiting", "ord")
+os.makedirs(pdir2)
 raw = open(lad).read().split("\n")
 with open(os.path.join(pdir2, "ord-2.jsonl"), "w") as f:
     f.write("\n".join(raw[4:6]) + "\n" + raw[0][:40])  # a torn last line
 with open(os.path.join(pdir2, "ord-1.jsonl"), "w") as f:
     f.write("\n".join(raw[2:4]) + "\n")
+with open(os.path.join(pdir2, "ord-7.jsonl"), "w") as f:  # beyond `matches`
+    f.write(raw[0] .replace('"ord-0-0"', '"ord-7-0"') + "\n")
 conf2 = write_config(work, "ord", seats=2, matches=3, ladder=lad2, seed=5,
                      jobs=1, bots=bots(*RG))
+# `plan` first: the waiting games are played, and not planned again
+rc, out, plan_err = ladder("plan", conf2, "--shard-dir", os.path.join(work, "o2s"))
+err = plan_err
+check(rc == 0 and "'--match-id' 'ord-0'" in out and "torn last line" in err and
+      "'ord-1'" not in out and "'ord-2'" not in out,
+      f"plan appends the waiting lines first and plans only match 0 "
+      f"({rc}: {out.strip()[-300:]} {err.strip()[-200:]})")
 rc, out, err = ladder("run", conf2)
 games, text = read_ladder(lad2)
 check(rc == 0 and all(games) and [g["id"] for g in games] ==
-      want[2:] + want[:2] and "torn last line" in err and
+      want[2:4] + want[4:6] + ["ord-7-0"] + want[:2] and
       "2 of 3 matches already" in err and not os.path.exists(pdir2),
-      f"the next run appends what a killed run left waiting (match order, "
-      f"whole lines), then plays the rest ({rc}: "
+      f"what a killed run left waiting is appended (match order, whole "
+      f"lines, a match beyond `matches` too), then the rest played ({rc}: "
       f"{[g and g['id'] for g in games]} {err.strip()[-300:]})")
 
 # ---- many writers on one ladder file --------------------------------------

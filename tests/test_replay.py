@@ -295,6 +295,13 @@ def test_moved_options(tmp):
         check(r.returncode == 2 and "option" in r.stderr,
               "maat-replay -o naming the option's file is refused (%d: %s)"
               % (r.returncode, r.stderr.strip()))
+        with open(now) as f, open(was, "w") as g:  # where the record says
+            g.write(f.read())
+        r = run([REPLAY, rec_path, "-o", was])
+        check(r.returncode == 2 and "the record's options name" in r.stderr and
+              os.path.getsize(was) == os.path.getsize(now),
+              "maat-replay -o naming the file the record's own options name "
+              "is refused, the file kept (%d: %s)" % (r.returncode, r.stderr.strip()))
     r = run([REFEREE, "--verify", rec_path, "--deck", now])
     check(r.returncode == 0, "--verify --deck still works (%d: %s)" % (r.returncode, r.stderr))
 
