@@ -60,6 +60,10 @@ char **maat_referee_argv(const maat_referee_cmd *c)
     push(&b, c->match_id);
     push(&b, "--ladder");
     push(&b, c->ladder);
+    if (c->ladder_final) {
+        push(&b, "--ladder-final");
+        push(&b, c->ladder_final);
+    }
     if (c->games_dir) {
         char *record = NULL;
         if (asprintf(&record, "%s/%s.json", c->games_dir, c->match_id) < 0)

@@ -32,6 +32,9 @@ typedef struct maat_referee_cmd {
                               remote seats below */
     const char *match_id;  /* games are MATCH_ID-0, MATCH_ID-1, ... */
     const char *ladder;    /* the file the referee appends to */
+    const char *ladder_final; /* where those lines are moved later, whose
+                                 folder their paths are relative to
+                                 (--ladder-final); NULL: `ladder` */
     const char *log_dir;   /* the bots' stdout/stderr; NULL: discarded */
     const char *games_dir; /* every game's record and bot logs, kept as
                               DIR/MATCH_ID[-K].json and DIR/MATCH_ID-K-BOT.log

@@ -515,6 +515,7 @@ static char **tournament_argv(const maat_tournament *t, int i,
         .seed = t->seed[0] ? t->seed : NULL, .seed_file = t->key_file,
         .seed_label = id, .duplicate = t->duplicate,
         .match_id = id, .ladder = waiting ? waiting : ladder,
+        .ladder_final = waiting ? ladder : NULL,
         .seats = t->seats,
         /* records and logs where `run` keeps them; a planned shard runs
          * elsewhere, where that directory need not exist */

@@ -129,10 +129,11 @@ static int line_text(maat_jw *w, const maat_ladder_line *l, const char *path)
     maat_jw_lit(w, ",\"duration_ms\":");
     maat_jw_int(w, l->duration_ms);
     char abs[4096];
+    const char *base = l->final_ladder ? l->final_ladder : path;
     if (l->record_file) {
         size_t at = w->len;
         maat_jw_lit(w, ",\"record\":");
-        if (put_str(w, path_from(path, l->record_file, abs)))
+        if (put_str(w, path_from(base, l->record_file, abs)))
             w->len = at; /* jansson would not set it */
     }
     int any_log = 0;
@@ -143,7 +144,7 @@ static int line_text(maat_jw *w, const maat_ladder_line *l, const char *path)
         first = 1;
         for (int s = 0; s < l->seats; s++)
             put_elem(w, &first, l->log_files[s]
-                                    ? path_from(path, l->log_files[s], abs)
+                                    ? path_from(base, l->log_files[s], abs)
                                     : NULL);
         maat_jw_lit(w, "]");
     }

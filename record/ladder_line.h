@@ -38,6 +38,11 @@ typedef struct maat_ladder_line {
      * line names them relative to the ladder file's directory */
     const char *record_file;
     const char *log_files[MAAT_MAX_SEATS];
+    /* the ladder file the line will end up in, when it is appended to
+     * another first (maat-ladder run --jobs N: a match's lines wait until
+     * the earlier matches have ended); its directory is the one paths are
+     * relative to.  NULL: the file appended to. */
+    const char *final_ladder;
 } maat_ladder_line;
 
 /* Beside ladder file L, "L.waiting/": lines of matches that ended before

@@ -122,6 +122,8 @@ static void usage(FILE *f)
 "  --limit-nofile N       open files per bot process (256)\n"
 "Output:\n"
 "  --ladder FILE          append one JSON line per finished game\n"
+"  --ladder-final FILE    the ladder the lines are moved to later (maat-ladder\n"
+"                         run --jobs N): paths in them relative to its folder\n"
 "  --record FILE          write the game record (series: FILE-<k>)\n"
 "  --record-timing        include per-decision wall and CPU times\n"
 "  --match-id ID          id used in records and ladder lines\n"
@@ -149,7 +151,7 @@ static const char *const valued[] = {
     "--bank", "--increment", "--grace", "--hello-time", "--on-timeout",
     "--on-illegal", "--on-malformed", "--on-crash", "--on-no-hello",
     "--log-dir", "--log-cap", "--limit-as", "--limit-mem", "--limit-cpu", "--limit-nproc",
-    "--limit-nofile", "--limit-tmp", "--hide", "--private", "--bot-env", "--ladder", "--record", "--match-id", "--verify",
+    "--limit-nofile", "--limit-tmp", "--hide", "--private", "--bot-env", "--ladder", "--ladder-final", "--record", "--match-id", "--verify",
     "--config", NULL};
 
 /* SANDBOX_CHECKED: on, bubblewrap known to work (--sandbox-checked) */
@@ -547,6 +549,8 @@ static int parse_args(cli *k, int argc, char **argv, int depth)
             c->limits.open_files = (uint64_t)n;
         } else if (!strcmp(a, "--ladder")) {
             c->ladder_path = v;
+        } else if (!strcmp(a, "--ladder-final")) {
+            c->ladder_final = v;
         } else if (!strcmp(a, "--record")) {
             c->record_path = v;
         } else if (!strcmp(a, "--match-id")) {

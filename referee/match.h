@@ -97,6 +97,10 @@ typedef struct maat_match_config {
     int ponder;  /* idle bots keep full priority while another decides */
     const char *log_dir;     /* per-bot logs; NULL: discard bot output */
     const char *ladder_path; /* append one line per finished game */
+    const char *ladder_final; /* the ladder the lines end up in, when
+                                 ladder_path is where they wait first
+                                 (--ladder-final): record and log paths
+                                 relative to its directory; NULL: ladder_path */
     const char *record_path; /* game record; games > 1 add "-<k>" */
     int record_timing;       /* include wall/CPU times in the record */
     const char *match_id;    /* NULL: a keyed hash of seed, game and bots */

@@ -268,7 +268,7 @@ int maat_record_write(const maat_game_result *r, const char *path,
 /* ---- the ladder line (its format: record/ladder_line.c) ---------------- */
 
 int maat_ladder_append(const maat_game_result *r, const char *path,
-                       maat_error *err)
+                       const char *final_ladder, maat_error *err)
 {
     const char *bots[MAAT_MAX_SEATS];
     int scores[MAAT_MAX_SEATS];
@@ -284,7 +284,7 @@ int maat_ladder_append(const maat_game_result *r, const char *path,
         .seed = seed, .seats = r->seats, .bots = bots, .ranks = r->ranks,
         .scores = scores, .out = r->out, .faults = r->faults,
         .decisions = r->n_decisions, .duration_ms = r->duration_ms,
-        .record_file = r->record_file};
+        .record_file = r->record_file, .final_ladder = final_ladder};
     for (int s = 0; s < r->seats; s++)
         l.log_files[s] = r->log_files[s];
     return maat_ladder_line_append(&l, path, err);

@@ -57,7 +57,7 @@ int maat_record_check_writable(const char *path, int games, maat_error *err);
 /* Append the game's line (its fields: record/ladder_line.c); safe with
  * many writers (flock + one write + fsync). */
 int maat_ladder_append(const maat_game_result *r, const char *path,
-                       maat_error *err);
+                       const char *final_ladder, maat_error *err);
 
 /* Re-simulate a record; print each difference to `report`, and with
  * `verbose` every decision and the position after it.  Returns the number

@@ -215,7 +215,8 @@ int match_finish_game(match *m, int64_t started_ns, maat_error *err)
     }
     maat_jw_destroy(&dec);
     if (!rc && m->c->ladder_path)
-        rc = maat_ladder_append(&res, m->c->ladder_path, err);
+        rc = maat_ladder_append(&res, m->c->ladder_path,
+                                m->c->ladder_final, err);
     if (!m->c->quiet) {
         char seed[MAAT_SEED_TEXT];
         fprintf(stderr, "maat-referee: game %d of %d, seed %s, %d "

@@ -1,5 +1,6 @@
 /* index.c -- the index page of a tournament's games (index.h). */
 #include <libgen.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -22,6 +23,18 @@ static int find_record(const maat_ladder_game *g, const char *ladder_dir,
                        const char *records, char *out, size_t len)
 {
     const char *named = json_string_value(json_object_get(g->line, "record"));
+    if (named && !maat_html_inside(named)) {
+        /* said, not silently left out: a record named by an absolute
+         * path, or outside the ladder's folder, is not linked (the index
+         * is a page beside the ladder, and links only what lies there) */
+        char what[600];
+        snprintf(what, sizeof what, "%.100s: its record %.400s is not "
+                 "inside the ladder file's folder: not linked", g->id,
+                 named);
+        maat_text_sanitize(what);
+        fprintf(stderr, "maat-replay: %s\n", what);
+        return 0;
+    }
     if (named)
         return resolve(ladder_dir, named, out, len) && access(out, R_OK) == 0;
     const char *match = json_string_value(json_object_get(g->line, "match"));

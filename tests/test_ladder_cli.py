@@ -481,6 +481,11 @@ check(rc == 0 and os.path.exists(ended1) and
       [g and g["id"] for g in games] == want,
       f"--jobs 2: match 1 ended first, the ladder still lists the games in "
       f"match order ({rc}: {[g and g['id'] for g in games]} {err.strip()[-200:]})")
+recs = [g.get("record", "") for g in games if g]
+check(len(recs) == 6 and all(r and not r.startswith("/") and
+                             os.path.exists(os.path.join(work, r)) for r in recs),
+      f"... and its lines name their records relative to the ladder's folder, "
+      f"as --jobs 1 writes them (maat-replay --index links only those): {recs[:2]}")
 root = lad + ".waiting"
 pdir = os.path.join(root, "ord")
 check(not os.path.exists(pdir) and os.path.isdir(root),

@@ -363,6 +363,10 @@ def test_index(tmp):
         check("root:" not in json.dumps(doc), "index: a log outside the folder was read")
     check(not os.path.exists(os.path.join(d, "site", "outside-0.html")),
           "index: a record outside the ladder's folder was read")
+    check("outside-0: its record ../outside.json is not inside the ladder "
+          "file's folder: not linked" in r.stderr,
+          "index: a record outside the ladder's folder is named on stderr, "
+          "not silently left out: %s" % r.stderr)
     before = open(ladder, "rb").read()
     r = run([REPLAY, "--index", ladder, "-o", ladder])
     check(r.returncode == 2 and "ladder file" in r.stderr and ladder in r.stderr
