@@ -234,6 +234,13 @@ pid_t maat_referee_start(char **argv, int cpu, const char *match,
         if (!outlive && (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 ||
                          getppid() != parent))
             _exit(127);
+        /* A referee that outlives its caller is out of the caller's
+         * process group too: Ctrl-C on a terminal signals the whole
+         * foreground group, and a league's first signal means "start no
+         * more matches", not "stop these" (its second one stops them, by
+         * pid: league.c, stop_all) */
+        if (outlive && setpgid(0, 0) != 0)
+            _exit(127);
         sigset_t none;
         sigemptyset(&none);
         signal(SIGINT, SIG_DFL);

@@ -90,7 +90,9 @@ void maat_referee_task_cap_check(const char *who, char *const *extra,
  * referee gets SIGTERM when the calling process dies, even SIGKILLed (a
  * tournament's referee left playing would write lines while the next run
  * plays its match again; a league's referees finish their matches, which
- * its restart counts: docs/LEAGUE.md).  Returns the pid, or -1 if fork
+ * its restart counts: docs/LEAGUE.md); an outliving referee is also in a
+ * process group of its own, so a terminal's Ctrl-C does not reach it.
+ * Returns the pid, or -1 if fork
  * failed.  A failed exec exits the child with 127 after "maat-ladder:
  * cannot run PATH: why" on stderr. */
 pid_t maat_referee_start(char **argv, int cpu, const char *match,

@@ -336,6 +336,34 @@ try:
           no_lost_match(d) == [],
           "after kill -9 and a restart: no game twice, no match number reused, none lost")
 
+    # Ctrl-C on a terminal signals the whole foreground process group: the
+    # league's referees are not in it, so the running matches end in full
+    c = os.path.join(tmp, "ctrlc")
+    new_league(c)
+    slow = "sh -c 'sleep 1; exec %s'" % RANDOM  # each game's bots start late
+    for name in ("s1", "s2"):
+        drop(c, name, {"command": slow})
+    log = open(os.path.join(c, "league.log"), "w+")
+    p = subprocess.Popen([LADDER, "league", "run", c], stdout=log,
+                         stderr=subprocess.STDOUT, text=True,
+                         start_new_session=True)
+    wait_for(lambda: referees_of(c), "a match is running", proc=p)
+    os.killpg(p.pid, signal.SIGINT)
+    try:
+        rc = p.wait(timeout=120)
+    except subprocess.TimeoutExpired:
+        p.kill()
+        rc = p.wait()
+    games = lines(os.path.join(c, "validation.jsonl")) + ranked_games(c)
+    per_match = {}
+    for g in games:
+        per_match[g["match"]] = per_match.get(g["match"], 0) + 1
+    failed = [e for e in events(c) if e["event"] == "match failed"]
+    check(rc == 0 and games and all(n == 2 for n in per_match.values()) and
+          not failed and not referees_of(c),
+          "Ctrl-C to the league's process group: the running matches end in "
+          "full (%s), no match failed (%s), exit 0 (%d)" % (per_match, failed, rc))
+
     # a second signal cuts the running matches short: a bot that never says
     # hello holds its validation match for the referee's --hello-time (10 s)
     h = os.path.join(tmp, "hard")
