@@ -371,6 +371,34 @@ static int validation_game(void *ctx, const maat_ladder_game *g, int *taken)
     long n = match_number(g->id);
     if (n >= L->next_match)
         L->next_match = n + 1;
+    /* A game where the reference bot itself faulted (it never said hello,
+     * it crashed) shows nothing of the new version: it counts for no entry
+     * (it used to pass every entry against a reference that never
+     * started), and it is said, and the league waits as after a failed
+     * match, so that a broken reference does not spin. */
+    for (int s = 0; s < g->seats; s++) {
+        const maat_entry *e;
+        if (maat_entries_find_bot(&L->es, g->bot[s], &e))
+            continue;
+        maat_fault_tally ft = {0};
+        maat_fault_tally_add(&ft, g, s);
+        if (!ft.faulty_games)
+            continue;
+        if (!L->loading) {
+            char what[200], detail[600];
+            maat_fault_tally_describe(&ft, what, sizeof what);
+            snprintf(detail, sizeof detail, "the reference bot %s faulted "
+                     "(%s; first: %.200s): the game counts for no entry; "
+                     "check league.json's reference", g->bot[s], what,
+                     ft.first_detail);
+            event(L, "match failed", NULL, 0, NULL, detail, g->id, NULL);
+            L->failures++;
+            L->pause_until = now_s() + fmin(300, exp2(L->failures));
+            make_replay(L, g);
+            L->dirty = 1;
+        }
+        return 0;
+    }
     for (int s = 0; s < g->seats; s++) {
         const maat_entry *e;
         const maat_version *ver = maat_entries_find_bot(&L->es, g->bot[s], &e);
@@ -1051,13 +1079,19 @@ static void reap(league *L)
         for (int r = 0; r < L->n_run; r++)
             if (L->run[r].pid == pid) {
                 int code = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-                char how[120];
+                char how[160];
                 snprintf(how, sizeof how, "the referee exited with %d%s",
                          code, code == 2 ? " (a usage error: check the "
                          "config's referee_args and the entry's command)"
                          : code == 5 ? " (the machine failed, not a bot: a "
-                         "sandbox could not be made)" : "");
-                finished(L, r, code ? how : NULL, code == 5);
+                         "sandbox could not be made)"
+                         : code == 126 || code == 127 ? " (it could not be "
+                         "run: check league.json's referee; not a bot's "
+                         "failure)" : "");
+                /* neither the machine's failure nor the organiser's
+                 * referee that cannot run is a bot's */
+                finished(L, r, code ? how : NULL,
+                         code == 5 || code == 126 || code == 127);
                 break;
             }
 }
@@ -1243,6 +1277,16 @@ static int league_init(league *L, const char *dir, const maat_league_options *o,
     L->cwd = getcwd(NULL, 0);
     if (!L->abs || !L->cwd || !L->c.referee || !L->c.replay)
         return maat_error_set(err, MAAT_EIO, "%s: %s", dir, strerror(errno));
+    /* the organiser's programs checked now: a referee that cannot be run
+     * would otherwise fail every new version's validation match, charged
+     * to the entries */
+    const char *progs[2][2] = {{"referee", L->c.referee},
+                               {"replay", L->c.replays ? L->c.replay : NULL}};
+    for (int i = 0; i < 2; i++)
+        if (progs[i][1] && access(progs[i][1], X_OK) != 0)
+            return maat_error_set(err, MAAT_EINVAL, "%s/league.json: field "
+                                  "'%s': %s cannot be run: %s", dir,
+                                  progs[i][0], progs[i][1], strerror(errno));
     if ((rc = maat_league_make_folders(dir, err)) ||
         (rc = maat_league_key(dir, &L->key, err)))
         return rc;

@@ -102,18 +102,10 @@ static int remote_fields(maat_league_config *c, json_t *r, const char *path,
     return rc;
 }
 
-int maat_league_config_load(maat_league_config *c, const char *dir,
-                            maat_error *err)
+/* The config in `j` (owned: released here), `path` naming it in errors. */
+static int config_parse(maat_league_config *c, json_t *j, const char *path,
+                        maat_error *err)
 {
-    memset(c, 0, sizeof *c);
-    char path[4200];
-    snprintf(path, sizeof path, "%s/league.json", dir);
-    json_error_t je;
-    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
-    if (!j)
-        return je.line > 0 ? maat_error_set(err, MAAT_EINVAL, "%s:%d: %s",
-                                            path, je.line, je.text)
-                           : maat_error_set(err, MAAT_EINVAL, "%s", je.text);
     int rc = MAAT_OK;
     const char *key;
     json_t *v;
@@ -140,7 +132,15 @@ int maat_league_config_load(maat_league_config *c, const char *dir,
     snprintf(c->game, sizeof c->game, "%s", game ? game : maat_rules_default()->name);
     const maat_rules *r = maat_rules_find(c->game);
     if (!r) {
-        rc = bad_field(err, path, "game", "names no game maat knows");
+        int n;
+        const maat_rules *const *all = maat_rules_all(&n);
+        char known[200] = "";
+        for (int i = 0; i < n; i++)
+            snprintf(known + strlen(known), sizeof known - strlen(known),
+                     "%s%s", i ? ", " : "", all[i]->name);
+        rc = maat_error_set(err, MAAT_EINVAL, "%s: field 'game': no game "
+                            "named '%.40s' (maat knows %s)", path, c->game,
+                            known);
         goto out;
     }
     double half_life = 100, share = MAAT_FAULT_SHARE;
@@ -191,6 +191,21 @@ out:
     return rc;
 }
 
+int maat_league_config_load(maat_league_config *c, const char *dir,
+                            maat_error *err)
+{
+    memset(c, 0, sizeof *c);
+    char path[4200];
+    snprintf(path, sizeof path, "%s/league.json", dir);
+    json_error_t je;
+    json_t *j = json_load_file(path, JSON_REJECT_DUPLICATES, &je);
+    if (!j)
+        return je.line > 0 ? maat_error_set(err, MAAT_EINVAL, "%s:%d: %s",
+                                            path, je.line, je.text)
+                           : maat_error_set(err, MAAT_EINVAL, "%s", je.text);
+    return config_parse(c, j, path, err);
+}
+
 void maat_league_config_free(maat_league_config *c)
 {
     free(c->reference);
@@ -231,13 +246,25 @@ int maat_league_new(const char *dir, const char *config_json,
                     maat_error *err)
 {
     char path[4200];
-    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
-        return maat_error_set(err, MAAT_EIO, "cannot make %s: %s", dir,
-                              strerror(errno));
     snprintf(path, sizeof path, "%s/league.json", dir);
     if (access(path, F_OK) == 0)
         return maat_error_set(err, MAAT_EINVAL, "%s exists already: edit it, "
                               "or choose another directory", path);
+    /* the config checked before anything is made: a refused `league new`
+     * leaves nothing behind, and can be run again as corrected */
+    maat_league_config c;
+    memset(&c, 0, sizeof c);
+    json_error_t je;
+    json_t *j = json_loads(config_json, JSON_REJECT_DUPLICATES, &je);
+    if (!j)
+        return maat_error_set(err, MAAT_EINVAL, "the league's config: %s",
+                              je.text);
+    if (config_parse(&c, j, "league.json (from the options)", err))
+        return err->code;
+    maat_league_config_free(&c);
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+        return maat_error_set(err, MAAT_EIO, "cannot make %s: %s", dir,
+                              strerror(errno));
     int rc = maat_league_make_folders(dir, err);
     maat_seed key;
     if (!rc)
@@ -248,10 +275,6 @@ int maat_league_new(const char *dir, const char *config_json,
     if (!f || fprintf(f, "%s\n", config_json) < 0 || fclose(f) != 0)
         return maat_error_set(err, MAAT_EIO, "%s: cannot write: %s", path,
                               strerror(errno));
-    maat_league_config c;
-    if (maat_league_config_load(&c, dir, err))
-        return err->code;
-    maat_league_config_free(&c);
     return MAAT_OK;
 }
 

@@ -172,6 +172,18 @@ try:
     check(rc == 2 and "--reference" in err, "league new without --reference: exit 2 naming it")
     rc, out, err = ladder("league", "run", os.path.join(tmp, "nowhere"))
     check(rc == 2 and "no such directory" in err, "league run of a missing directory: exit 2")
+    # options refused before anything is made: the same command, corrected,
+    # then works (it used to leave a league.json saying "chess" behind)
+    x = os.path.join(tmp, "x")
+    rc, out, err = ladder("league", "new", x, "--reference", RANDOM, "--game", "chess")
+    check(rc == 2 and "no game named 'chess'" in err and "pyramids, pyramix, architects" in err
+          and not os.path.exists(x),
+          "league new --game chess: exit 2 naming the games, nothing made (%s)" % err.strip())
+    rc, out, err = ladder("league", "new", x, "--reference", RANDOM, "--seats", "7")
+    check(rc == 2 and "'seats'" in err and not os.path.exists(x),
+          "league new --seats 7: exit 2, nothing made (%s)" % err.strip())
+    rc, out, err = ladder("league", "new", x, "--reference", RANDOM)
+    check(rc == 0, "league new, corrected: made (%s)" % err.strip())
     bad = os.path.join(tmp, "bad")
     new_league(bad)
     conf = json.load(open(os.path.join(bad, "league.json")))
@@ -335,6 +347,30 @@ try:
     check(rc == 0 and len(ids) == len(set(ids)) and counter(d) > n_killed and
           no_lost_match(d) == [],
           "after kill -9 and a restart: no game twice, no match number reused, none lost")
+
+    # the organiser's mistakes are not charged to the entries: a referee
+    # that cannot be run stops `league run` at once, naming the field; a
+    # reference bot that never starts validates nobody
+    o = os.path.join(tmp, "organiser")
+    new_league(o, referee="/nonexistent/maat-referee")
+    ladder("league", "add", o, "e1", RANDOM)
+    rc, out, err = ladder("league", "run", o)
+    check(rc == 2 and "field 'referee'" in err and "/nonexistent/maat-referee" in err and
+          not has_event(o, "failed"),
+          "a referee that cannot be run: exit 2 naming the field, no entry failed (%s)"
+          % err.strip()[-200:])
+    o2 = os.path.join(tmp, "organiser2")
+    new_league(o2, reference="sh -c 'exit 3'")
+    for name in ("e1", "e2"):
+        ladder("league", "add", o2, name, RANDOM)
+    p, log = start(o2)
+    wait_for(lambda: [e for e in events(o2) if e["event"] == "match failed" and
+                      "reference bot" in e.get("detail", "")],
+             "a validation game whose reference never started is said", proc=p)
+    rc, text = stop(p, log)
+    check(not has_event(o2, "ranked") and not has_event(o2, "failed"),
+          "... and counts for no entry: none ranked, none failed (%s)"
+          % [e["event"] for e in events(o2)])
 
     # Ctrl-C on a terminal signals the whole foreground process group: the
     # league's referees are not in it, so the running matches end in full
