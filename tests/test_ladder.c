@@ -324,6 +324,21 @@ static void test_elo(void)
     CHECK(NEAR(elo_big[0] - elo_big[1], 400 * log10(3.0), 0.5),
           "750/1000: difference %.3f closer to 190.848",
           elo_big[0] - elo_big[1]);
+    /* Lopsided pairs, as a strong bot against a weak one: the fit used to
+     * give up (over 10,000 iterations, the Elo column "-").  The same
+     * equation by bisection: 180/200 -> 379.3098666499895, 198/200 ->
+     * 766.1776294094041. */
+    double elo_l[2], ci_l[2];
+    int it_l = elo_two(200, 180, elo_l, ci_l);
+    CHECK(it_l > 0 && it_l < 100 &&
+              NEAR(elo_l[0] - elo_l[1], 379.3098666499895, 1e-6),
+          "180/200: converged in %d iterations, difference %.9f want "
+          "379.309866650", it_l, elo_l[0] - elo_l[1]);
+    it_l = elo_two(200, 198, elo_l, ci_l);
+    CHECK(it_l > 0 && it_l < 100 &&
+              NEAR(elo_l[0] - elo_l[1], 766.1776294094041, 1e-6),
+          "198/200: converged in %d iterations, difference %.9f want "
+          "766.177629409", it_l, elo_l[0] - elo_l[1]);
     double elo_e[2], ci_e[2];
     elo_two(50, 25, elo_e, ci_e);
     CHECK(NEAR(elo_e[0], 0, 1e-9) && NEAR(elo_e[1], 0, 1e-9),
