@@ -12,11 +12,16 @@
 
 #include <jansson.h>
 
+#include "proc.h" /* MAAT_MAX_COMMAND */
+
 #include "entries.h"
 #include "outcome.h"
 
 /* An entry file is small; anything bigger is refused unread. */
-enum { MAX_ENTRY_BYTES = 16384, MAX_COMMAND = 4096, MAX_TOKEN = 255 };
+/* MAX_COMMAND: what maat-referee runs (MAAT_MAX_COMMAND, proc.h); a
+ * longer one would pass here and fail every match */
+enum { MAX_ENTRY_BYTES = 16384, MAX_COMMAND = MAAT_MAX_COMMAND,
+       MAX_TOKEN = 255 };
 
 static const char z85[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLM"
                           "NOPQRSTUVWXYZ.-:+=^!/*?&<>()[]{}@%$#";
@@ -76,9 +81,11 @@ int maat_entry_parse(const char *text, maat_version *v, maat_error *err)
                             "(the CURVE public key of a remote bot)");
         goto out;
     }
-    if (cmd && (!*cmd || strlen(cmd) > MAX_COMMAND || strchr(cmd, '\n'))) {
+    if (cmd && (!cmd[strspn(cmd, " \t")] || strlen(cmd) > MAX_COMMAND ||
+                strchr(cmd, '\n'))) {
         rc = maat_error_set(err, MAAT_EINVAL, "field 'command' must be one "
-                            "line of 1 to %d bytes", MAX_COMMAND);
+                            "line of 1 to %d bytes, not only blanks",
+                            MAX_COMMAND);
         goto out;
     }
     if (k && (strlen(k) != 40 || strspn(k, z85) != 40)) {

@@ -169,8 +169,9 @@ static void event(league *L, const char *what, const char *entry, int version,
             json_object_del(j, k);
     char *line = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
     json_decref(j);
-    fprintf(stderr, "maat-ladder league: %s %s%s%s%s%s%s%s\n", what,
-            bot ? bot : entry ? entry : "", detail ? ": " : "",
+    fprintf(stderr, "maat-ladder league: %s%s%s%s%s%s%s%s%s\n", what,
+            bot || entry ? " " : "", bot ? bot : entry ? entry : "",
+            detail ? ": " : "",
             detail ? detail : "", game ? " (game " : "", game ? game : "",
             game ? ")" : "", "");
     if (log)

@@ -163,6 +163,25 @@ static int cmd_add(int argc, char **argv)
         free(text);
         return fail(&err, 2);
     }
+    /* The same content again is no new version, and nothing would happen:
+     * say so, instead of promising a validation (review of 2026-11-28) */
+    char path[4200];
+    snprintf(path, sizeof path, "%s/entries/%s.json", dir, name);
+    json_t *old = json_load_file(path, 0, NULL);
+    char *old_text = old ? json_dumps(old, JSON_COMPACT | JSON_SORT_KEYS)
+                         : NULL;
+    json_decref(old);
+    int same = !key && old_text && !strcmp(old_text, text);
+    free(old_text);
+    if (same) {
+        free(text);
+        maat_league_config_free(&c);
+        printf("unchanged: %s already holds this entry, so there is no new "
+               "version to validate (a version is the entry's content; "
+               "files under %s/files/%s/ are not part of it: change the "
+               "command to make one)\n", path, dir, name);
+        return 0;
+    }
     rc = maat_entry_write(dir, name, text, &err);
     free(text);
     if (rc) {
@@ -205,9 +224,16 @@ static int cmd_retire(int argc, char **argv)
     char path[4200];
     snprintf(path, sizeof path, "%s/entries/%s.json", pos[0], pos[1]);
     if (unlink(path) != 0) {
-        fprintf(stderr, "maat-ladder league retire: %s: %s\n", path,
-                strerror(errno));
-        return errno == ENOENT ? 2 : 1;
+        int e = errno;
+        if (e == ENOENT) /* never added, or retired already */
+            fprintf(stderr, "maat-ladder league retire: %s has no entry "
+                    "'%s' now (no %s: never added, or retired already; "
+                    "`league status %s` lists them)\n", pos[0], pos[1],
+                    path, pos[0]);
+        else
+            fprintf(stderr, "maat-ladder league retire: %s: %s\n", path,
+                    strerror(e));
+        return e == ENOENT ? 2 : 1;
     }
     printf("retired %s: its running matches finish, its games stay in the "
            "ladder\n", pos[1]);

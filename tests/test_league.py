@@ -184,6 +184,16 @@ try:
           "league new --seats 7: exit 2, nothing made (%s)" % err.strip())
     rc, out, err = ladder("league", "new", x, "--reference", RANDOM)
     check(rc == 0, "league new, corrected: made (%s)" % err.strip())
+    rc, out, err = ladder("league", "add", x, "blank", "   ")
+    check(rc == 2 and "not only blanks" in err, "league add with a blank command: "
+          "refused (%s)" % err.strip())
+    ladder("league", "add", x, "same", RANDOM)
+    rc, out, err = ladder("league", "add", x, "same", RANDOM)
+    check(rc == 0 and out.startswith("unchanged") and "no new version" in out,
+          "league add of the same content again: says unchanged (%s)" % out.strip())
+    rc, out, err = ladder("league", "retire", x, "nosuch")
+    check(rc == 2 and "has no entry 'nosuch'" in err,
+          "league retire of an unknown entry: says so (%s)" % err.strip())
     bad = os.path.join(tmp, "bad")
     new_league(bad)
     conf = json.load(open(os.path.join(bad, "league.json")))
