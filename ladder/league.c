@@ -85,6 +85,10 @@ typedef struct league {
     int stopping;
     char *events[MAX_EVENTS]; /* JSON lines, the latest last */
     int n_events;
+    /* Each entry's last event in events.jsonl, when it was `refused`: its
+     * detail, so that a restart does not say the same refusal again (the
+     * docs: once per content).  Read at start; NULL: none. */
+    json_t *refused_last;
     int idle_said;
     int failures;             /* ranked matches (or any, when the machine
                                  failed) failed in a row */
@@ -215,6 +219,13 @@ static void load_events(league *L)
             snprintf(v->why, sizeof v->why, "%s", why);
             snprintf(v->game, sizeof v->game, "%s", game);
         }
+        const char *entry = json_string_value(json_object_get(j, "entry"));
+        if (entry && what && L->refused_last) {
+            if (!strcmp(what, "refused") && why)
+                json_object_set_new(L->refused_last, entry, json_string(why));
+            else
+                json_object_del(L->refused_last, entry);
+        }
         json_decref(j);
         char *copy = strdup(line);
         if (copy)
@@ -243,6 +254,15 @@ static void on_entry(void *ctx, int what, const maat_entry *e, const char *why)
     else
         snprintf(detail, sizeof detail, "retired: its file is gone; running "
                  "matches finish");
+    /* at start, the refusal the events file already ends with for this
+     * entry is not said again */
+    const char *said = L->starting && L->refused_last
+        ? json_string_value(json_object_get(L->refused_last, e->name)) : NULL;
+    char as_said[700]; /* as event() writes it */
+    snprintf(as_said, sizeof as_said, "%s", detail);
+    maat_text_sanitize(as_said);
+    if (what == ENTRY_REFUSED && said && !strcmp(said, as_said))
+        return;
     event(L, names[what], e->name, v && what != ENTRY_REFUSED ? v->v : 0,
           v && what != ENTRY_REFUSED ? v->bot : NULL, detail, NULL, NULL);
 }
@@ -1298,6 +1318,7 @@ static int league_init(league *L, const char *dir, const maat_league_options *o,
     L->vc_cur.path = L->valid_path;
     if ((rc = maat_entries_load(&L->es, dir, err)))
         return rc;
+    L->refused_last = json_object();
     load_events(L);
     L->starting = 1;
     rc = maat_entries_scan(&L->es, on_entry, L, err);
@@ -1333,6 +1354,7 @@ static void league_free(league *L)
     free(L->vi);
     free(L->abs);
     free(L->cwd);
+    json_decref(L->refused_last);
 }
 
 int maat_league_run(const char *dir, const maat_league_options *o,

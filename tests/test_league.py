@@ -273,7 +273,8 @@ try:
              "six hostile entry files are refused", proc=p)
     wait_for(lambda: len(ranked_games(d)) > n0 + 2, "the league plays on", proc=p)
     refused = has_event(d, "refused")
-    check(len(refused) == 6 and all(e.get("detail") for e in refused),
+    check(len(refused) == 6 and all(e.get("detail") and "bad" in e["detail"] and
+                                    "file is gone" not in e["detail"] for e in refused),
           "each refused once, with its reason: %s" % [e.get("detail", "")[-60:] for e in refused])
     for name in ("bad1", "bad2", "bad3", "bad4", "bad5", "bad6"):
         os.unlink(os.path.join(ents, name + ".json"))
@@ -373,6 +374,9 @@ try:
     new_league(o2, reference="sh -c 'exit 3'")
     for name in ("e1", "e2"):
         ladder("league", "add", o2, name, RANDOM)
+    bad = os.path.join(o2, "entries", "bad.json")
+    open(bad, "w").write("{not json")
+    os.utime(bad, (time.time() - 60, time.time() - 60))  # not being written
     p, log = start(o2)
     wait_for(lambda: [e for e in events(o2) if e["event"] == "match failed" and
                       "reference bot" in e.get("detail", "")],
@@ -381,6 +385,16 @@ try:
     check(not has_event(o2, "ranked") and not has_event(o2, "failed"),
           "... and counts for no entry: none ranked, none failed (%s)"
           % [e["event"] for e in events(o2)])
+    # a restart does not say the same refusal again (once per content)
+    failed_before = len(has_event(o2, "match failed"))
+    refused_first = len(has_event(o2, "refused"))
+    p, log = start(o2)
+    wait_for(lambda: len(has_event(o2, "match failed")) > failed_before,
+             "the restarted league plays", proc=p)
+    rc, text = stop(p, log)
+    check(len(has_event(o2, "refused")) == 1 and refused_first == 1,
+          "a restart does not log the same refusal again (%d, %d before)"
+          % (len(has_event(o2, "refused")), refused_first))
 
     # Ctrl-C on a terminal signals the whole foreground process group: the
     # league's referees are not in it, so the running matches end in full
