@@ -73,6 +73,18 @@ void maat_text_sanitize(char *s)
             p += 2;
             continue;
         }
+        if ((n == 3 && p[0] == 0xe2 && p[1] == 0x80 &&
+             (p[2] == 0x8e || p[2] == 0x8f || (p[2] >= 0xaa && p[2] <= 0xae)))
+            || (n == 3 && p[0] == 0xe2 && p[1] == 0x81 && p[2] >= 0xa6 &&
+                p[2] <= 0xa9) || (n == 2 && p[0] == 0xd8 && p[1] == 0x9c)) {
+            /* a bidirectional control (U+200E/F, U+202A..E, U+2066..9,
+             * U+061C): it would show a command or a message reordered, so
+             * what a reader sees is not what runs (review of 2026-11-28) */
+            for (int i = 0; i < n; i++)
+                p[i] = '?';
+            p += n;
+            continue;
+        }
         p += n;
     }
 }

@@ -39,7 +39,8 @@ int maat_match_id_valid(const char *id);
 
 /* Make s safe to print and to store as a JSON string, in place: each byte
  * that is not part of valid UTF-8, and each control character (C0, DEL,
- * and C1's two bytes), becomes '?'.  Text a bot sent (a map key in a bad action, say) reaches fault
+ * C1's two bytes, and the bidirectional controls' bytes, which would show
+ * text reordered), becomes '?'.  Text a bot sent (a map key in a bad action, say) reaches fault
  * details this way, and a record must never fail to be written for it. */
 void maat_text_sanitize(char *s);
 

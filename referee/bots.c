@@ -262,6 +262,7 @@ static int sandbox_failed(match *m, maat_error *err)
         int status, stopped = maat_proc_exited(b->proc, &status);
         maat_proc_drain(b->proc);
         maat_proc_output_head(b->proc, 2, head, sizeof head);
+        maat_text_sanitize(head);
         return maat_error_set(err, MAAT_EHOST, "bot %s: the sandbox could not "
                               "be made, the machine's failure, not the "
                               "bot's: no result written (bubblewrap %s%s%s);"
@@ -317,6 +318,7 @@ void match_check_processes(match *m)
             if (!b->connected) { /* could not start: show why */
                 maat_proc_drain(b->proc);
                 maat_proc_output_head(b->proc, 5, head, sizeof head);
+                maat_text_sanitize(head);
             }
             /* killed by the kernel at --limit-mem: say so, or it reads
              * as a bot that crashed on its own */

@@ -886,8 +886,12 @@ void maat_proc_output_head(const maat_proc *p, int max_lines, char *buf,
         }
         if (n + 1 >= len)
             break;
-        buf[n++] = ch >= 0x20 && ch < 0x7f ? (char)ch : ch == '\t' ? ' '
-                                                                    : '?';
+        /* ASCII controls out; bytes from 0x80 stay, for the caller's
+         * maat_text_sanitize (outcome.h) to keep valid UTF-8 (an error
+         * message in French keeps its accents) and turn broken sequences,
+         * C1 and bidirectional controls into '?' */
+        buf[n++] = ch == '\t' ? ' ' : ch < 0x20 || ch == 0x7f ? '?'
+                                                              : (char)ch;
     }
     buf[n] = 0;
 }

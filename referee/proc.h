@@ -143,8 +143,9 @@ int maat_proc_output_fd(const maat_proc *p);
 size_t maat_proc_drain(maat_proc *p);
 /* The first lines (at most max_lines, from the first 1 KiB) the bot wrote
  * to stdout or stderr, kept with or without a log, as one line for a
- * message: lines joined by " | ", bytes other than printable ASCII as '?',
- * cut to fit `len`.  "" if it wrote nothing (yet: drain first). */
+ * message: lines joined by " | ", ASCII controls as '?' (a tab as a
+ * blank), bytes from 0x80 as they are -- the caller makes the whole
+ * message safe (maat_text_sanitize) --, cut to fit `len`.  "" if it wrote nothing (yet: drain first). */
 void maat_proc_output_head(const maat_proc *p, int max_lines, char *buf,
                            size_t len);
 /* Prefix each line logged from now on with "TAG<tab>" (tag >= 0; the

@@ -528,6 +528,11 @@ static void test_sanitize(void)
         {"csi \xc2\x9b" "31m, nel \xc2\x85, nbsp \xc2\xa0",
          "csi ??31m, nel ??, nbsp \xc2\xa0"},
         {"\xff\xfe \xc0\xaf \xed\xa0\x80", "?? ?? ???"},
+        /* bidirectional controls: RLO, LRM, RLI, ALM shown reordered */
+        {"run \xe2\x80\xae" "cod.exe \xe2\x80\x8e \xe2\x81\xa7 \xd8\x9c.",
+         "run ???cod.exe ??? ??? ??."},
+        /* near them, ordinary punctuation stays: en dash, bullet, U+2070 */
+        {"\xe2\x80\x93 \xe2\x80\xa2 \xe2\x81\xb0", "\xe2\x80\x93 \xe2\x80\xa2 \xe2\x81\xb0"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char buf[128];

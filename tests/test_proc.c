@@ -690,6 +690,18 @@ static void test_plain_command(void)
         CHECK(!strcmp(small, "Traceback ("), "cut to fit: '%s'", small);
         finish(&p);
     }
+    /* its own words in UTF-8 stay (the caller sanitizes the message) */
+    p = spawn("printf 'Erreur : fichier introuvable \\303\\251t\\303\\251\\n' >&2; "
+              "exit 1", NULL, NULL, NULL);
+    if (p) {
+        run_to_exit(p);
+        maat_proc_drain(p);
+        char head[200];
+        maat_proc_output_head(p, 5, head, sizeof head);
+        CHECK(!strcmp(head, "Erreur : fichier introuvable \xc3\xa9t\xc3\xa9"),
+              "output head keeps UTF-8: '%s'", head);
+        finish(&p);
+    }
     /* not plain: the shell expands it */
     char var[] = "MAAT_PLAIN_TEST=expanded", *env[] = {var, NULL};
     log = tmp_path("plain-shell.log");
