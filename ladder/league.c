@@ -52,6 +52,12 @@ typedef struct vinfo {
     uint64_t at;
     double absent_until;      /* a remote bot that did not show up */
     int absent_said;
+    /* the lineup of the last ranked match it started in this run (bots,
+     * itself included; seats of them): "never the lineup it played last"
+     * is by start, or with several jobs a match that ended late would
+     * hide an earlier one still running (review of 2026-11-28) */
+    char last_started[MAAT_MAX_SEATS][64];
+    int last_seats;
 } vinfo;
 
 typedef struct match {
@@ -965,8 +971,16 @@ static int next_ranked(league *L, lineup *u)
         me[i].busy = !ver[i]->command && (remote_busy ||
                                           v->absent_until > now_s());
         for (int k = 0; k < MAAT_MAX_SEATS; k++) {
-            int r2 = row[i] >= 0 ? t->last[row[i]][k] : -1;
             me[i].last[k] = -1;
+            if (v && v->last_seats) { /* started in this run */
+                for (int j = 0; k < v->last_seats && j < n; j++)
+                    if (!strcmp(ver[j]->bot, v->last_started[k]))
+                        me[i].last[k] = j;
+                if (k < v->last_seats && me[i].last[k] < 0)
+                    me[i].last[k] = -2; /* a bot no longer ranked */
+                continue;
+            }
+            int r2 = row[i] >= 0 ? t->last[row[i]][k] : -1;
             for (int j = 0; r2 >= 0 && j < n; j++)
                 if (row[j] == r2)
                     me[i].last[k] = j;
@@ -1054,6 +1068,15 @@ static void schedule(league *L)
         if (start_match(L, &u))
             break;
         L->started_ranked++;
+        for (int k = 0; k < u.seats; k++) { /* each member's last lineup */
+            vinfo *v = vinfo_get(L, u.name[k]);
+            if (!v)
+                continue;
+            for (int q = 0; q < u.seats; q++)
+                snprintf(v->last_started[q], sizeof v->last_started[q], "%s",
+                         u.name[q]);
+            v->last_seats = u.seats;
+        }
     }
 }
 

@@ -440,24 +440,31 @@ try:
     check(not referees_of(h), "... and no referee is left")
 
     # ---- matchmaking in a real league: no repeat, every pair meets -----------------------------
-    for seats in (2, 3):
-        mm = os.path.join(tmp, "mm%d" % seats)
-        new_league(mm, seats=seats, jobs=1)
+    for seats, jobs in ((2, 1), (3, 1), (2, 2)):
+        mm = os.path.join(tmp, "mm%d-%d" % (seats, jobs))
+        new_league(mm, seats=seats, jobs=jobs)
         names = ("a", "b", "c", "d")
         for name in names:
             ladder("league", "add", mm, name, GREEDY if name in "ab" else RANDOM)
         p, log = start(mm, "--max-matches", "12")
         rc = finish(p, log, mm)
-        order = []
+        lineups = {}  # with 2 jobs two matches' games may interleave
         for g in ranked_games(mm):
-            if not order or order[-1][0] != g["match"]:
-                order.append((g["match"], frozenset(g["bots"])))
-        repeats = [m for (m, a), (_, b) in zip(order[1:], order) if a == b]
+            lineups[g["match"]] = frozenset(g["bots"])
+        order = sorted(lineups.items(), key=lambda x: int(x[0][1:]))  # by start
+        # no member plays the lineup it played last (by start), and with
+        # one job no lineup comes twice in a row at all
+        repeats, last = [], {}
+        for m, lu in order:
+            if any(last.get(b) == lu for b in lu):
+                repeats.append(m)
+            for b in lu:
+                last[b] = lu
         met = {frozenset(x) for _, lu in order for x in
                [(i, j) for i in lu for j in lu if i < j]}
         check(rc == 0 and len(order) == 12 and not repeats and len(met) == 6,
-              "%d seats, 4 entries, one match at a time: 12 matches, no lineup twice in a "
-              "row (%s), all 6 pairs met (%d)" % (seats, repeats, len(met)))
+              "%d seats, 4 entries, %d job(s): 12 matches, no member's last lineup "
+              "again (%s), all 6 pairs met (%d)" % (seats, jobs, repeats, len(met)))
 
     # ---- a remote entry -------------------------------------------------------------------------
     def keygen():
