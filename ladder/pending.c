@@ -183,7 +183,7 @@ int maat_pending_move_all(const char *dir, const char *ladder, int *moved,
         n++;
     }
     closedir(d);
-    if (rc == MAAT_OK)
+    if (rc == MAAT_OK && n > 0) /* (qsort of NULL is undefined, even of 0) */
         qsort(w, n, sizeof *w, by_match);
     for (size_t i = 0; i < n && rc == MAAT_OK; i++) {
         char *path = maat_pending_file(dir, w[i].name);
